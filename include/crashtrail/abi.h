@@ -1,0 +1,156 @@
+/*
+ * crashtrail/abi.h - the contract between the pass, the runtime and the post-mortem.
+ *
+ * Everything that crosses a component boundary is defined here and nowhere else: the symbol
+ * names the pass emits references to, the section names, the layout of ring records and chunk
+ * markers, and the metadata unit format. pass/AbiConstants.h mirrors the symbol and section
+ * names for the C++ side; the post-mortem and the runtime include this file directly.
+ *
+ * Ring records (16 bytes, two little-endian 64-bit words):
+ *
+ *   w0  bits  0..46  runtime address of the instrumented function that wrote the record
+ *       bit   47     CT_REC_STAMPED: bits 48..63 hold the low 16 bits of the thread's stamp
+ *       bits 48..63  stamp (stamped records) or 0 (plain records)
+ *   w1  the path accumulator: a 1 (the sentinel) at bit s+n, the start-site index in the
+ *       s bits below it (s is per function, from the metadata), then n path bits, the first
+ *       branch taken in the most significant of them.
+ *
+ *   A slot whose w0 is 0 is empty. A slot whose bit 47 is clear and whose bits 48..63 are not
+ *   zero is a marker; its tag is bits 48..63 (CT_TAG_*).
+ *
+ * Rings are made of 4096-byte chunks, each starting with two marker records:
+ *   CT_TAG_CHUNK  w0 low 47 bits: chunk generation (1 for the first chunk written, +1 per chunk)
+ *                 w1: the thread's full stamp counter when the chunk was started
+ *   CT_TAG_CLOCK  w0 low 32 bits: thread id;  w1: CLOCK_MONOTONIC in nanoseconds
+ * Chunks are zeroed when started, so the end of data in a chunk is the first empty slot.
+ *
+ * Invariants:
+ *  - The hot path writes records only at slots whose address is not a multiple of
+ *    CT_CHUNK_BYTES; at a multiple it calls CT_SYM_RING_REFILL, which starts the next chunk
+ *    (allocating the ring on first use, wrapping at its end) and returns the slot to write.
+ *  - Records of one thread in one ring are in program order. Across the rings of one thread,
+ *    order is recovered from stamps: every record after which control may leave the module
+ *    (a call to a function that may live elsewhere, a return from a function that may be
+ *    entered from elsewhere) is stamped. Every 65536 stamps a thread writes a CT_TAG_SEQ
+ *    marker with the full counter into each of its rings, so 16 stamp bits always suffice.
+ */
+#ifndef CRASHTRAIL_ABI_H
+#define CRASHTRAIL_ABI_H
+
+#include <stdint.h>
+
+#define CT_ABI_VERSION 1u
+
+/* ---- symbols ------------------------------------------------------------------------------ */
+/* Per loaded module (one definition per executable or shared object: linkonce_odr, hidden). */
+#define CT_SYM_RING_POS "__crashtrail_ring_pos"   /* TLS uint64_t *: next slot of this thread */
+#define CT_SYM_MODULE "__crashtrail_module"       /* struct ct_module_desc */
+#define CT_SYM_MODULE_CTOR "__crashtrail_module_ctor"
+/* In the runtime core (one per process). */
+#define CT_SYM_RING_REFILL "__crashtrail_ring_refill" /* uint64_t *(uint64_t **, desc *) */
+#define CT_SYM_STAMP "__crashtrail_stamp"             /* TLS uint64_t, starts at CT_REC_STAMPED */
+#define CT_SYM_STAMP_WRAP "__crashtrail_stamp_wrap"   /* void (void): low 16 bits wrapped */
+#define CT_SYM_NOW "__crashtrail_now"                 /* TLS uint64_t: coarse time for tables */
+#define CT_SYM_REGISTER_MODULE "__crashtrail_register_module"
+
+/* ---- sections ----------------------------------------------------------------------------- */
+#define CT_SECTION_META "crashtrail_meta" /* not allocated: decoding metadata */
+#define CT_SECTION_TABLES "crashtrail_tab" /* allocated, zero: last/first-execution tables */
+
+/* ---- records ------------------------------------------------------------------------------ */
+#define CT_RECORD_BYTES 16u
+#define CT_CHUNK_BYTES 4096u
+#define CT_CHUNK_HEADER_SLOTS 2u
+#define CT_REC_ADDR_MASK ((UINT64_C(1) << 47) - 1)
+#define CT_REC_STAMPED (UINT64_C(1) << 47)
+#define CT_REC_TAG_SHIFT 48
+#define CT_STAMP_INCREMENT (UINT64_C(1) << 48)
+
+#define CT_TAG_CHUNK 0xC7A0u
+#define CT_TAG_CLOCK 0xC7A1u
+#define CT_TAG_SEQ 0xC7A2u /* w1: full stamp counter; the next stamp has low bits 0 */
+
+/* Accumulator: a check point with budget D flushes when acc >= 2^(63 - D). */
+#define CT_ACC_BITS 63u
+#define CT_MAX_CHECK_BUDGET 48u
+
+/* ---- tables -------------------------------------------------------------------------------- */
+/* One entry per table slot: when the slot's blocks last and first ran, in CT_SYM_NOW units. */
+struct ct_table_entry {
+  uint64_t last;
+  uint64_t first;
+};
+/* CT_SYM_NOW counts CLOCK_MONOTONIC in units of 2^CT_NOW_SHIFT ns (~65 us). */
+#define CT_NOW_SHIFT 16u
+
+/* ---- module descriptor (emitted by the pass, one per module) -------------------------------- */
+struct ct_module_desc {
+  uint32_t abi_version;       /* CT_ABI_VERSION */
+  uint32_t flags;             /* reserved, 0 */
+  const void *ehdr;           /* &__ehdr_start of the module (weak; may be 0) */
+  struct ct_table_entry *tab_start; /* __start_crashtrail_tab (weak; 0 without tables) */
+  struct ct_table_entry *tab_stop;  /* __stop_crashtrail_tab */
+  void *runtime;              /* owned by the runtime: its module slot, 0 until registered */
+};
+
+/* ---- metadata units ------------------------------------------------------------------------ */
+/*
+ * The section CT_SECTION_META is a concatenation of units, one per translation unit plus one
+ * per comdat function (so a discarded comdat takes its metadata with it). A unit:
+ *
+ *   u32 magic CT_META_MAGIC     u16 version CT_META_VERSION     u16 flags (CT_UNIT_*)
+ *   u32 size (whole unit, bytes, from magic)     u32 reserved (0)
+ *   u64 table address (relocated; 0 if the unit has no table)   u32 table entries  u32 nfunc
+ *   strings:  uleb count, then per string: uleb length, bytes (no terminator)
+ *   inlines:  uleb count, then per inline frame: uleb parent+1 (0: outermost), uleb function
+ *             name, uleb call file, uleb call line, uleb call column  (names/files: string ids)
+ *   functions, nfunc times:
+ *     u64 address (relocated; 0 or ~0 when the linker discarded the function)
+ *     uleb linkage name, uleb display name, uleb file, uleb line, uleb flags (CT_FN_*)
+ *     uleb site bits (s), uleb nsites, then per site: uleb block, uleb kind (CT_SITE_*)
+ *     uleb nblocks, then per block:
+ *       uleb flags (CT_BB_*)
+ *       [CT_BB_CHECK]  uleb budget D: on entry, flush and restart here if acc >= 2^(63-D)
+ *       [CT_BB_TABLE]  uleb table entry index within the unit's table
+ *       uleb terminator kind (CT_TERM_*) and its operands:
+ *         CT_TERM_RETURN, CT_TERM_RESUME: flush, leave the function; no operands
+ *         CT_TERM_STOP: unreachable; no operands
+ *         CT_TERM_JUMP: uleb successor
+ *         CT_TERM_BRANCH: uleb nsucc, then per successor: uleb block, uleb code length,
+ *                         uleb code value (the code is read most significant bit first)
+ *         CT_TERM_CALL: flush, call; uleb callee name (string id+1, 0: indirect),
+ *                       uleb continuation block (a site) or 0 for a tail call that returns
+ *         CT_TERM_INVOKE: flush, call; uleb callee, uleb normal block (site), uleb unwind
+ *                         block (site)
+ *       uleb nlines, then per line: uleb file, uleb line, uleb column, uleb inline frame+1
+ */
+#define CT_META_MAGIC 0x444d5443u /* "CTMD" */
+#define CT_META_VERSION 1u
+#define CT_META_HEADER_BYTES 32u
+
+#define CT_UNIT_TABLES 1u
+
+#define CT_FN_STAMP_RETURN 1u /* returns are stamped: may be entered from another module */
+#define CT_FN_NO_DEBUG 2u     /* compiled without debug locations */
+#define CT_FN_ACC_VAR 4u      /* the accumulator is described to DWARF as CT_ACC_VAR_NAME */
+
+#define CT_SITE_ENTRY 0u
+#define CT_SITE_AFTER_CALL 1u
+#define CT_SITE_LANDING 2u
+#define CT_SITE_CHECK 3u
+
+#define CT_BB_CHECK 1u
+#define CT_BB_TABLE 2u
+#define CT_BB_STAMPED 4u /* the flush that ends this block is stamped */
+
+#define CT_TERM_RETURN 0u
+#define CT_TERM_RESUME 1u
+#define CT_TERM_STOP 2u
+#define CT_TERM_JUMP 3u
+#define CT_TERM_BRANCH 4u
+#define CT_TERM_CALL 5u
+#define CT_TERM_INVOKE 6u
+
+#define CT_ACC_VAR_NAME "__crashtrail_path"
+
+#endif

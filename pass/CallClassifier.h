@@ -1,0 +1,36 @@
+//===- CallClassifier.h - which calls end a record, which transitions are stamped -------===//
+//
+// A call "records" when the callee may run instrumented code (or never return): the caller
+// must flush its accumulator first, so that the callee's records follow the caller's in the
+// ring (the blocking witness of Ball and Larus's qpt). Calls that cannot run instrumented
+// code are free: intrinsics, inline assembly, crashtrail's own runtime, and C library
+// functions known not to call back into the program.
+//
+// A record is stamped when control may leave the module right after it: before a call whose
+// callee may live in another module, and at a return from a function that may have been
+// entered from another module. Stamps order the rings of one thread (docs/design.md).
+//
+//===----------------------------------------------------------------------------------------===//
+#ifndef CRASHTRAIL_PASS_CALLCLASSIFIER_H
+#define CRASHTRAIL_PASS_CALLCLASSIFIER_H
+
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/InstrTypes.h"
+
+namespace crashtrail {
+
+// True if the call must be preceded by a flush (and followed by a new record).
+bool isRecordingCall(const llvm::CallBase &CB, const llvm::TargetLibraryInfo &TLI);
+
+// True if the callee may be defined in another loaded module.
+bool calleeMayBeForeign(const llvm::CallBase &CB);
+
+// True if F may be called from another module (so its returns are stamped).
+bool mayBeEnteredFromOutside(const llvm::Function &F);
+
+// The name shown for the callee in summaries; empty for an indirect call.
+std::string calleeName(const llvm::CallBase &CB);
+
+} // namespace crashtrail
+
+#endif

@@ -1,0 +1,211 @@
+//===- CrashtrailPass.cpp - the module pass that instruments a translation unit ---------===//
+//
+// Path recording for crash back-traces, after the back-tracing method of Agarwal, Ayers and
+// Schooler (WO 00/46678: block identifiers in per-module circular buffers, Huffman-coded,
+// condensed in a register) and the regenerable traces of Larus's qpt (abstract execution,
+// blocking witnesses before calls). docs/design.md explains the encoding and its invariants.
+//
+// For each function that may be instrumented (see shouldInstrument):
+//   1. buildPlan normalises the CFG and decides codes, sites and check points (PlanBuilder);
+//   2. the last/first tables (tables mode) get one entry per block that has source lines;
+//   3. instrumentFunction emits the accumulator and the flushes (Instrumenter);
+//   4. MetadataWriter records the plan in the non-allocated crashtrail_meta section.
+// Runtime symbols: see RuntimeGlue.h and crashtrail/abi.h.
+//
+//===----------------------------------------------------------------------------------------===//
+#include "CrashtrailPass.h"
+
+#include "Instrumenter.h"
+#include "MetadataWriter.h"
+#include "Options.h"
+#include "PlanBuilder.h"
+#include "RuntimeGlue.h"
+#include "crashtrail/abi.h"
+
+#include "llvm/Analysis/BranchProbabilityInfo.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SpecialCaseList.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace crashtrail {
+
+namespace {
+// A plain warning from the pass, printed by clang as "warning: crashtrail: ...".
+class PassWarning : public DiagnosticInfo {
+public:
+  explicit PassWarning(const std::string &Msg)
+      : DiagnosticInfo(Kind, DS_Warning), Msg(Msg) {}
+  void print(DiagnosticPrinter &DP) const override { DP << Msg; }
+
+private:
+  static const int Kind;
+  std::string Msg;
+};
+const int PassWarning::Kind = getNextAvailablePluginDiagnosticKind();
+} // namespace
+
+static constexpr const char *NoInstrumentAnnotation = "crashtrail_no_instrument";
+
+// Functions annotated by the frontend plugin (from no_instrument_function) or by the user.
+static std::set<const Function *> annotatedNoInstrument(Module &M) {
+  std::set<const Function *> Out;
+  GlobalVariable *GA = M.getGlobalVariable("llvm.global.annotations");
+  if (!GA || !GA->hasInitializer()) return Out;
+  auto *Arr = dyn_cast<ConstantArray>(GA->getInitializer());
+  if (!Arr) return Out;
+  for (Value *Op : Arr->operands()) {
+    auto *CS = dyn_cast<ConstantStruct>(Op);
+    if (!CS || CS->getNumOperands() < 2) continue;
+    auto *F = dyn_cast<Function>(CS->getOperand(0)->stripPointerCasts());
+    auto *Str = dyn_cast<GlobalVariable>(CS->getOperand(1)->stripPointerCasts());
+    if (!F || !Str || !Str->hasInitializer()) continue;
+    if (auto *Data = dyn_cast<ConstantDataSequential>(Str->getInitializer()))
+      if (Data->isCString() && Data->getAsCString() == NoInstrumentAnnotation) Out.insert(F);
+  }
+  return Out;
+}
+
+namespace {
+struct Selection {
+  std::unique_ptr<SpecialCaseList> Allow, Ignore;
+  std::set<const Function *> Annotated;
+
+  static bool matches(const SpecialCaseList &L, const Function &F, StringRef Src) {
+    return L.inSection("crashtrail", "fun", F.getName()) || L.inSection("crashtrail", "src", Src);
+  }
+
+  // One reason per line for leaving a function alone.
+  bool shouldInstrument(const Function &F) const {
+    if (F.isDeclaration() || F.hasAvailableExternallyLinkage()) return false; // no body here
+    if (F.getName().startswith("__crashtrail_")) return false;   // the runtime's glue
+    if (F.hasFnAttribute(Attribute::Naked)) return false;        // no prologue to add code to
+    if (F.hasFnAttribute(Attribute::DisableSanitizerInstrumentation)) return false; // opt-out
+    if (Annotated.count(&F)) return false;                       // no_instrument_function
+    StringRef Src = F.getSubprogram() ? F.getSubprogram()->getFilename()
+                                      : StringRef(F.getParent()->getSourceFileName());
+    if (Allow && !matches(*Allow, F, Src)) return false;
+    if (Ignore && matches(*Ignore, F, Src)) return false;
+    return true;
+  }
+};
+} // namespace
+
+static std::unique_ptr<SpecialCaseList> loadList(const std::vector<std::string> &Paths,
+                                                 LLVMContext &Ctx) {
+  if (Paths.empty()) return nullptr;
+  std::string Error;
+  auto L = SpecialCaseList::create(Paths, *vfs::getRealFileSystem(), Error);
+  if (!L) Ctx.emitError("crashtrail: cannot read special case list: " + Error);
+  return L;
+}
+
+// Line-tables-only units get no variables in DWARF; the accumulator's location needs one, so
+// such units are upgraded to full emission (which changes no generated code).
+static void upgradeLineTablesOnlyUnits(Module &M) {
+  DebugInfoFinder Finder;
+  Finder.processModule(M);
+  NamedMDNode *CUs = M.getNamedMetadata("llvm.dbg.cu");
+  if (!CUs) return;
+  for (unsigned I = 0; I < CUs->getNumOperands(); ++I) {
+    auto *Old = cast<DICompileUnit>(CUs->getOperand(I));
+    if (Old->getEmissionKind() != DICompileUnit::LineTablesOnly) continue;
+    auto *New = DICompileUnit::getDistinct(
+        M.getContext(), Old->getSourceLanguage(), Old->getFile(), Old->getProducer(),
+        Old->isOptimized(), Old->getFlags(), Old->getRuntimeVersion(),
+        Old->getSplitDebugFilename(), DICompileUnit::FullDebug, Old->getEnumTypes(),
+        Old->getRetainedTypes(), Old->getGlobalVariables(), Old->getImportedEntities(),
+        Old->getMacros(), Old->getDWOId(), Old->getSplitDebugInlining(),
+        Old->getDebugInfoForProfiling(), Old->getNameTableKind(), Old->getRangesBaseAddress(),
+        Old->getSysRoot(), Old->getSDK());
+    for (DISubprogram *SP : Finder.subprograms())
+      if (SP->getUnit() == Old) SP->replaceUnit(New);
+    CUs->setOperand(I, New);
+  }
+}
+
+// w0 holds the function's own address; a preemptible symbol would be read through the GOT and
+// could name another module's definition, so such functions get a local alias.
+static GlobalValue *anchorFor(Function &F) {
+  if (F.isDSOLocal() || F.hasLocalLinkage()) return &F;
+  return GlobalAlias::create(GlobalValue::InternalLinkage, F.getName() + ".crashtrail", &F);
+}
+
+PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
+  Options &O = currentOptions();
+  LLVMContext &Ctx = M.getContext();
+  // -fplugin and -fpass-plugin together, or the plugin loaded twice: instrument once.
+  if (M.getNamedMetadata("crashtrail.instrumented")) return PreservedAnalyses::all();
+  M.getOrInsertNamedMetadata("crashtrail.instrumented");
+  for (const std::string &E : O.Errors) Ctx.emitError("crashtrail: " + E);
+  Selection Sel;
+  Sel.Allow = loadList(O.AllowLists, Ctx);
+  Sel.Ignore = loadList(O.IgnoreLists, Ctx);
+  Sel.Annotated = annotatedNoInstrument(M);
+
+  std::vector<Function *> Candidates;
+  for (Function &F : M)
+    if (Sel.shouldInstrument(F)) Candidates.push_back(&F);
+  if (Candidates.empty()) return PreservedAnalyses::all();
+
+  auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+  std::vector<FunctionPlan> Plans;
+  unsigned TableEntries = 0;
+  for (Function *F : Candidates) {
+    FunctionPlan P;
+    std::string Why;
+    auto &TLI = FAM.getResult<TargetLibraryAnalysis>(*F);
+    auto &BPI = FAM.getResult<BranchProbabilityAnalysis>(*F);
+    bool Ok = buildPlan(*F, TLI, BPI, P, Why);
+    FAM.invalidate(*F, PreservedAnalyses::none());
+    if (!Ok) {
+      Ctx.diagnose(PassWarning("crashtrail: not instrumenting '" + F->getName().str() + "': " + Why));
+      continue;
+    }
+    if (O.Mode == RecordMode::RingAndTables) {
+      P.TableBase = TableEntries;
+      for (BlockPlan &B : P.Blocks)
+        if (!B.Lines.empty() || (P.Flags & CT_FN_NO_DEBUG)) B.TableEntry = P.NumTableEntries++;
+      TableEntries += P.NumTableEntries;
+    }
+    Plans.push_back(std::move(P));
+  }
+  if (Plans.empty()) return PreservedAnalyses::none();
+
+  RuntimeGlue G(M);
+  GlobalVariable *Table = nullptr;
+  ArrayType *TableTy = nullptr;
+  if (TableEntries) {
+    Type *I64 = Type::getInt64Ty(Ctx);
+    TableTy = ArrayType::get(StructType::get(I64, I64), TableEntries);
+    Table = new GlobalVariable(M, TableTy, false, GlobalValue::InternalLinkage,
+                               ConstantAggregateZero::get(TableTy), "__crashtrail_tab");
+    Table->setSection(CT_SECTION_TABLES);
+    Table->setAlignment(Align(64));
+  }
+  MetadataWriter Meta(M);
+  bool AnyAccVar = false;
+  for (FunctionPlan &P : Plans) {
+    P.Anchor = anchorFor(*P.F);
+    if (P.NumTableEntries) {
+      P.Table = Table;
+      P.TableTy = TableTy;
+    }
+    instrumentFunction(P, G, O);
+    AnyAccVar |= (P.Flags & CT_FN_ACC_VAR) != 0;
+    Meta.add(P);
+  }
+  Meta.emit();
+  if (AnyAccVar) upgradeLineTablesOnlyUnits(M);
+  return PreservedAnalyses::none();
+}
+
+} // namespace crashtrail

@@ -1,0 +1,67 @@
+//===- Options.cpp - crashtrail pass options --------------------------------===//
+//
+// Command-line options carry one prefix, `crashtrail-`, so `opt -help` lists them together.
+//
+//===----------------------------------------------------------------------------------------===//
+#include "Options.h"
+
+#include "llvm/Support/CommandLine.h"
+
+using namespace llvm;
+
+namespace {
+cl::opt<std::string> ClMode("crashtrail-mode",
+                            cl::desc("What crashtrail records: 'ring' (the path only) or "
+                                     "'tables' (the path plus last/first-execution tables)"),
+                            cl::init("ring"));
+cl::list<std::string> ClAllow("crashtrail-allowlist",
+                              cl::desc("Instrument only functions/files named in this special "
+                                       "case list (fun:, src: entries)"));
+cl::list<std::string> ClIgnore("crashtrail-ignorelist",
+                               cl::desc("Do not instrument functions/files named in this "
+                                        "special case list (fun:, src: entries)"));
+cl::opt<bool> ClAccVar("crashtrail-acc-var",
+                       cl::desc("Describe the path accumulator to DWARF so the crashing "
+                                "frame's unfinished path can be recovered"),
+                       cl::init(true));
+} // namespace
+
+namespace crashtrail {
+
+static bool parseMode(const std::string &V, RecordMode &Out) {
+  if (V == "ring") Out = RecordMode::Ring;
+  else if (V == "tables" || V == "ring+tables") Out = RecordMode::RingAndTables;
+  else return false;
+  return true;
+}
+
+Options &currentOptions() {
+  static Options O;
+  static bool Merged = false;
+  if (!Merged) {
+    Merged = true;
+    if (!parseMode(ClMode, O.Mode))
+      O.Errors.push_back("unknown -crashtrail-mode '" + ClMode + "' (expected ring or tables)");
+    O.AllowLists.insert(O.AllowLists.end(), ClAllow.begin(), ClAllow.end());
+    O.IgnoreLists.insert(O.IgnoreLists.end(), ClIgnore.begin(), ClIgnore.end());
+    O.DescribeAccumulator = ClAccVar;
+  }
+  return O;
+}
+
+bool applyPluginArgument(const std::string &Arg) {
+  Options &O = currentOptions();
+  auto Eq = Arg.find('=');
+  std::string Name = Arg.substr(0, Eq), Value = Eq == std::string::npos ? "" : Arg.substr(Eq + 1);
+  if (Name == "mode" && parseMode(Value, O.Mode)) return true;
+  if (Name == "allowlist" && !Value.empty()) return O.AllowLists.push_back(Value), true;
+  if (Name == "ignorelist" && !Value.empty()) return O.IgnoreLists.push_back(Value), true;
+  if (Name == "acc-var" && (Value == "0" || Value == "1"))
+    return O.DescribeAccumulator = Value == "1", true;
+  O.Errors.push_back("unknown crashtrail plugin argument '" + Arg +
+                     "' (expected mode=ring|tables, allowlist=FILE, ignorelist=FILE, "
+                     "acc-var=0|1)");
+  return false;
+}
+
+} // namespace crashtrail

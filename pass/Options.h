@@ -1,0 +1,35 @@
+//===- Options.h - crashtrail pass options ----------------------------------===//
+//
+// All settings of the pass in one struct. They come from three places, later ones winning:
+// defaults, `-mllvm -crashtrail-*` command-line options (for -fpass-plugin and opt), and
+// `-fplugin-arg-crashtrail-NAME=VALUE` (parsed by the clang frontend plugin, which runs in the
+// same process before code generation).
+//
+//===----------------------------------------------------------------------------------------===//
+#ifndef CRASHTRAIL_PASS_OPTIONS_H
+#define CRASHTRAIL_PASS_OPTIONS_H
+
+#include <string>
+#include <vector>
+
+namespace crashtrail {
+
+enum class RecordMode { Ring, RingAndTables };
+
+struct Options {
+  RecordMode Mode = RecordMode::Ring;
+  std::vector<std::string> AllowLists;  // instrument only what these lists name
+  std::vector<std::string> IgnoreLists; // never instrument what these lists name
+  bool DescribeAccumulator = true;      // DWARF variable for the unfinished path
+  std::vector<std::string> Errors;      // bad plugin arguments, reported as diagnostics
+};
+
+// The effective options for this compilation (command line merged with plugin arguments).
+Options &currentOptions();
+
+// Applies one `-fplugin-arg-crashtrail-` argument; false (and an entry in Errors) if unknown.
+bool applyPluginArgument(const std::string &Arg);
+
+} // namespace crashtrail
+
+#endif

@@ -1,0 +1,333 @@
+//===- PlanBuilder.cpp - normalise a function's CFG and plan its instrumentation --------===//
+//
+// The steps, in order (each relies on the previous ones):
+//  1. Read the branch probabilities of every terminator (before blocks move).
+//  2. Split each block after every recording call, so a call always ends a block and the
+//     block after it starts a record (an "after-call site"). Give invokes a normal
+//     destination of their own for the same reason.
+//  3. Split switch edges into successors that have other predecessors, so every switch code
+//     can be added at the start of a block that only that edge reaches.
+//  4. Classify every terminator and give multi-way branches Huffman codes.
+//  5. Find loop headers (targets of DFS back edges): they become check points.
+//  6. Compute, bottom-up over the acyclic part, the most bits any path can add before the next
+//     check or flush; where that would exceed the budget, add a check point.
+//  7. Number the sites and collect each block's source lines.
+//
+//===----------------------------------------------------------------------------------------===//
+#include "PlanBuilder.h"
+
+#include "CallClassifier.h"
+#include "crashtrail/abi.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace crashtrail {
+
+namespace {
+
+struct Builder {
+  Function &F;
+  const TargetLibraryInfo &TLI;
+  const BranchProbabilityInfo &BPI;
+  FunctionPlan &P;
+  DenseMap<const Instruction *, std::vector<uint64_t>> TermWeights;
+  DenseMap<BasicBlock *, std::pair<CallBase *, BasicBlock *>> CallEnds; // block -> call, cont
+  DenseMap<BasicBlock *, unsigned> Index;
+  SmallPtrSet<BasicBlock *, 16> AfterCall, Landing;
+
+  Builder(Function &F, const TargetLibraryInfo &TLI, const BranchProbabilityInfo &BPI,
+          FunctionPlan &P)
+      : F(F), TLI(TLI), BPI(BPI), P(P) {}
+
+  void readProbabilities() {
+    for (BasicBlock &BB : F) {
+      Instruction *TI = BB.getTerminator();
+      std::vector<uint64_t> W;
+      for (unsigned I = 0, N = TI->getNumSuccessors(); I < N; ++I)
+        W.push_back(BPI.getEdgeProbability(&BB, I).getNumerator());
+      TermWeights[TI] = std::move(W);
+    }
+  }
+
+  void splitAtCalls() {
+    std::vector<CallBase *> Calls;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *CB = dyn_cast<CallBase>(&I))
+          if (isRecordingCall(*CB, TLI)) Calls.push_back(CB);
+    for (CallBase *CB : Calls) {
+      if (auto *II = dyn_cast<InvokeInst>(CB)) {
+        BasicBlock *Normal = II->getNormalDest();
+        if (!Normal->getUniquePredecessor() || Normal == II->getUnwindDest())
+          Normal = SplitEdge(II->getParent(), Normal);
+        CallEnds[II->getParent()] = {II, Normal};
+        AfterCall.insert(Normal);
+        Landing.insert(II->getUnwindDest());
+        continue;
+      }
+      if (isa<CallBrInst>(CB)) continue; // inline asm goto: a branch, see classify()
+      auto *CI = cast<CallInst>(CB);
+      if (CI->isMustTailCall()) { // must stay right before its ret: a CALL with no continuation
+        CallEnds[CI->getParent()] = {CI, nullptr};
+        continue;
+      }
+      BasicBlock *Cont = CI->getParent()->splitBasicBlock(CI->getNextNode());
+      CallEnds[CI->getParent()] = {CI, Cont};
+      AfterCall.insert(Cont);
+    }
+  }
+
+  void splitSwitchEdges() {
+    std::vector<SwitchInst *> Switches;
+    for (BasicBlock &BB : F)
+      if (auto *SI = dyn_cast<SwitchInst>(BB.getTerminator())) Switches.push_back(SI);
+    for (SwitchInst *SI : Switches) {
+      BasicBlock *From = SI->getParent();
+      SmallPtrSet<BasicBlock *, 8> Done;
+      for (unsigned I = 0; I < SI->getNumSuccessors(); ++I) {
+        BasicBlock *S = SI->getSuccessor(I);
+        if (S->getUniquePredecessor() == From || !Done.insert(S).second) continue;
+        if (S->isEHPad()) continue;
+        CriticalEdgeSplittingOptions Opts;
+        Opts.setMergeIdenticalEdges();
+        if (BasicBlock *N = SplitCriticalEdge(SI, I, Opts)) Done.insert(N);
+      }
+    }
+  }
+
+  // Distinct successors in first-appearance order, with summed weights.
+  void distinctSuccessors(Instruction *TI, std::vector<BasicBlock *> &Succ,
+                          std::vector<uint64_t> &W) {
+    const std::vector<uint64_t> &TW = TermWeights.lookup(TI);
+    for (unsigned I = 0, N = TI->getNumSuccessors(); I < N; ++I) {
+      BasicBlock *S = TI->getSuccessor(I);
+      uint64_t Wt = I < TW.size() ? TW[I] : 1;
+      auto It = std::find(Succ.begin(), Succ.end(), S);
+      if (It == Succ.end()) {
+        Succ.push_back(S);
+        W.push_back(Wt);
+      } else {
+        W[It - Succ.begin()] += Wt;
+      }
+    }
+  }
+
+  bool classify(BlockPlan &B, std::string &Why) {
+    BasicBlock *BB = B.BB;
+    Instruction *TI = BB->getTerminator();
+    bool StampExit = mayBeEnteredFromOutside(F);
+    auto CE = CallEnds.find(BB);
+    if (CE != CallEnds.end()) {
+      CallBase *CB = CE->second.first;
+      B.Call = CB;
+      B.Callee = calleeName(*CB);
+      B.Stamped = calleeMayBeForeign(*CB);
+      if (auto *II = dyn_cast<InvokeInst>(CB)) {
+        B.Term = CT_TERM_INVOKE;
+        B.Succs = {{Index[II->getNormalDest()], {}}, {Index[II->getUnwindDest()], {}}};
+      } else {
+        B.Term = CT_TERM_CALL;
+        if (CE->second.second) B.Succs = {{Index[CE->second.second], {}}};
+      }
+      return true;
+    }
+    if (isa<ReturnInst>(TI)) {
+      B.Term = CT_TERM_RETURN;
+      B.Stamped = StampExit;
+      return true;
+    }
+    if (isa<ResumeInst>(TI)) {
+      B.Term = CT_TERM_RESUME;
+      B.Stamped = StampExit;
+      return true;
+    }
+    if (isa<UnreachableInst>(TI)) {
+      B.Term = CT_TERM_STOP;
+      return true;
+    }
+    if (isa<CatchSwitchInst>(TI) || isa<CatchReturnInst>(TI) || isa<CleanupReturnInst>(TI)) {
+      Why = "funclet-based exception handling";
+      return false;
+    }
+    std::vector<BasicBlock *> Succ;
+    std::vector<uint64_t> W;
+    distinctSuccessors(TI, Succ, W);
+    if (Succ.size() == 1) {
+      B.Term = CT_TERM_JUMP;
+      B.Succs = {{Index[Succ[0]], {}}};
+      return true;
+    }
+    if (Succ.empty()) {
+      Why = "a terminator without successors";
+      return false;
+    }
+    B.Term = CT_TERM_BRANCH;
+    if (isa<BranchInst>(TI)) {
+      // Fixed, not Huffman: the instrumenter may compute the bit as zext(cond).
+      B.Succs = {{Index[Succ[0]], {1, 1}}, {Index[Succ[1]], {1, 0}}};
+      return true;
+    }
+    std::vector<Code> Codes = buildHuffmanCode(W);
+    for (unsigned I = 0; I < Succ.size(); ++I) B.Succs.push_back({Index[Succ[I]], Codes[I]});
+    return true;
+  }
+
+  bool isFlushEnd(const BlockPlan &B) const {
+    return B.Term == CT_TERM_CALL || B.Term == CT_TERM_INVOKE || B.Term == CT_TERM_RETURN ||
+           B.Term == CT_TERM_RESUME || B.Term == CT_TERM_STOP;
+  }
+
+  // Iterative DFS from the entry: back-edge targets become checks; also yields a postorder.
+  void findLoops(std::vector<unsigned> &PostOrder, std::vector<std::vector<bool>> &IsBack) {
+    unsigned N = P.Blocks.size();
+    std::vector<int> State(N, 0); // 0 new, 1 on stack, 2 done
+    IsBack.assign(N, {});
+    for (unsigned I = 0; I < N; ++I) IsBack[I].assign(P.Blocks[I].Succs.size(), false);
+    std::vector<std::pair<unsigned, unsigned>> Stack{{0, 0}};
+    State[0] = 1;
+    while (!Stack.empty()) {
+      auto &[B, NextSucc] = Stack.back();
+      if (NextSucc < P.Blocks[B].Succs.size()) {
+        unsigned SI = NextSucc++;
+        unsigned T = P.Blocks[B].Succs[SI].Block;
+        if (State[T] == 1) {
+          IsBack[B][SI] = true;
+          P.Blocks[T].Check = true;
+        } else if (State[T] == 0) {
+          State[T] = 1;
+          Stack.push_back({T, 0});
+        }
+        continue;
+      }
+      State[B] = 2;
+      PostOrder.push_back(B);
+      Stack.pop_back();
+    }
+  }
+
+  // Longest code path (bits) from each block to the next check or flush; adds checks where it
+  // exceeds Limit. Returns the largest budget a check or site ends up with.
+  unsigned placeChecks(const std::vector<unsigned> &PostOrder,
+                       const std::vector<std::vector<bool>> &IsBack, unsigned Limit,
+                       std::vector<bool> &ExtraCheck) {
+    std::vector<unsigned> D(P.Blocks.size(), 0);
+    unsigned Worst = 0;
+    for (unsigned B : PostOrder) {
+      BlockPlan &BP = P.Blocks[B];
+      unsigned Max = 0;
+      if (!isFlushEnd(BP))
+        for (unsigned I = 0; I < BP.Succs.size(); ++I) {
+          const Successor &S = BP.Succs[I];
+          bool Stop = IsBack[B][I] || P.Blocks[S.Block].Check || ExtraCheck[S.Block];
+          Max = std::max(Max, S.C.Length + (Stop ? 0 : D[S.Block]));
+        }
+      D[B] = Max;
+      if (!BP.Check && !ExtraCheck[B] && Max > Limit && BP.Site < 0) ExtraCheck[B] = true;
+      if (BP.Check || ExtraCheck[B]) BP.Budget = Max;
+      if (BP.Check || ExtraCheck[B] || B == 0 || AfterCall.count(BP.BB) || Landing.count(BP.BB))
+        Worst = std::max(Worst, Max);
+    }
+    return Worst;
+  }
+
+  void collectLines(BlockPlan &B) {
+    const DILocation *Last = nullptr;
+    for (Instruction &I : *B.BB) {
+      if (isa<DbgInfoIntrinsic>(I)) continue;
+      const DILocation *L = I.getDebugLoc().get();
+      if (!L || L->getLine() == 0) continue;
+      if (Last && Last->getLine() == L->getLine() && Last->getFile() == L->getFile() &&
+          Last->getInlinedAt() == L->getInlinedAt())
+        continue;
+      B.Lines.push_back(L);
+      Last = L;
+    }
+  }
+
+  bool run(std::string &Why) {
+    for (BasicBlock &BB : F)
+      if (BB.isEHPad() && !BB.isLandingPad()) {
+        Why = "funclet-based exception handling";
+        return false;
+      }
+    readProbabilities();
+    splitAtCalls();
+    splitSwitchEdges();
+    for (BasicBlock &BB : F) {
+      Index[&BB] = P.Blocks.size();
+      P.Blocks.emplace_back();
+      P.Blocks.back().BB = &BB;
+    }
+    for (BlockPlan &B : P.Blocks)
+      if (!classify(B, Why)) return false;
+
+    std::vector<unsigned> PostOrder;
+    std::vector<std::vector<bool>> IsBack;
+    findLoops(PostOrder, IsBack);
+    // Sites other than checks, so the budget search knows which blocks start records.
+    P.Blocks[0].Site = 0;
+    for (BlockPlan &B : P.Blocks)
+      if (AfterCall.count(B.BB) || Landing.count(B.BB)) B.Site = 1;
+    std::vector<bool> Extra;
+    for (unsigned Limit = 48;; Limit -= 4) {
+      Extra.assign(P.Blocks.size(), false);
+      unsigned Worst = placeChecks(PostOrder, IsBack, Limit, Extra);
+      unsigned NumSites = 0;
+      for (unsigned I = 0; I < P.Blocks.size(); ++I)
+        NumSites += P.Blocks[I].Site >= 0 || P.Blocks[I].Check || Extra[I];
+      unsigned Bits = 0;
+      while ((1u << Bits) < NumSites) ++Bits;
+      if (Bits > 24) {
+        Why = "more than 2^24 record sites";
+        return false;
+      }
+      if (Worst + Bits <= CT_ACC_BITS || Limit <= 8) {
+        P.SiteBits = Bits;
+        break;
+      }
+    }
+    for (unsigned I = 0; I < P.Blocks.size(); ++I) P.Blocks[I].Check |= Extra[I];
+
+    // Number the sites: entry first, then in block order.
+    P.SiteBlocks.clear();
+    for (unsigned I = 0; I < P.Blocks.size(); ++I) {
+      BlockPlan &B = P.Blocks[I];
+      bool IsSite = I == 0 || B.Site >= 0 || B.Check;
+      B.Site = -1;
+      if (!IsSite) continue;
+      B.Site = (int)P.SiteBlocks.size();
+      B.SiteKind = I == 0                    ? CT_SITE_ENTRY
+                   : AfterCall.count(B.BB)   ? CT_SITE_AFTER_CALL
+                   : Landing.count(B.BB)     ? CT_SITE_LANDING
+                                             : CT_SITE_CHECK;
+      P.SiteBlocks.push_back(I);
+    }
+    bool AnyLine = false;
+    for (BlockPlan &B : P.Blocks) {
+      collectLines(B);
+      AnyLine |= !B.Lines.empty();
+    }
+    if (!F.getSubprogram() || !AnyLine) P.Flags |= CT_FN_NO_DEBUG;
+    if (mayBeEnteredFromOutside(F)) P.Flags |= CT_FN_STAMP_RETURN;
+    return true;
+  }
+};
+
+} // namespace
+
+bool buildPlan(Function &F, const TargetLibraryInfo &TLI, const BranchProbabilityInfo &BPI,
+               FunctionPlan &P, std::string &Why) {
+  P.F = &F;
+  Builder B(F, TLI, BPI, P);
+  return B.run(Why);
+}
+
+} // namespace crashtrail

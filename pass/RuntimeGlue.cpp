@@ -1,0 +1,106 @@
+//===- RuntimeGlue.cpp - module-level symbols shared with the runtime -------------------===//
+#include "RuntimeGlue.h"
+
+#include "crashtrail/abi.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+using namespace llvm;
+
+namespace crashtrail {
+
+// A hidden definition that every translation unit emits identically; the linker keeps one per
+// ELF module, which is exactly the scope of a ring and of a module descriptor.
+static void makePerModule(GlobalObject *G) {
+  G->setVisibility(GlobalValue::HiddenVisibility);
+  G->setComdat(G->getParent()->getOrInsertComdat(G->getName()));
+}
+
+static GlobalVariable *weakHiddenByte(Module &M, StringRef Name) {
+  if (GlobalVariable *G = M.getGlobalVariable(Name, true)) return G;
+  auto *G = new GlobalVariable(M, Type::getInt8Ty(M.getContext()), true,
+                               GlobalValue::ExternalWeakLinkage, nullptr, Name);
+  G->setVisibility(GlobalValue::HiddenVisibility);
+  return G;
+}
+
+static Function *makeModuleHook(Module &M, StringRef Name, FunctionCallee Target,
+                                Constant *Desc) {
+  LLVMContext &C = M.getContext();
+  Function *F = Function::Create(FunctionType::get(Type::getVoidTy(C), false),
+                                 GlobalValue::LinkOnceODRLinkage, Name, M);
+  makePerModule(F);
+  F->addFnAttr(Attribute::NoUnwind);
+  IRBuilder<> B(BasicBlock::Create(C, "", F));
+  B.CreateCall(Target, {Desc});
+  B.CreateRetVoid();
+  return F;
+}
+
+RuntimeGlue::RuntimeGlue(Module &M) : M(M) {
+  LLVMContext &C = M.getContext();
+  I64 = Type::getInt64Ty(C);
+  SlotPtrTy = PointerType::getUnqual(I64);
+  PointerType *BytePtr = PointerType::getUnqual(Type::getInt8Ty(C));
+  IntegerType *I32 = Type::getInt32Ty(C);
+
+  RingPos = M.getGlobalVariable(CT_SYM_RING_POS, true);
+  if (!RingPos) {
+    RingPos = new GlobalVariable(M, SlotPtrTy, false, GlobalValue::LinkOnceODRLinkage,
+                                 ConstantPointerNull::get(SlotPtrTy), CT_SYM_RING_POS, nullptr,
+                                 GlobalValue::InitialExecTLSModel);
+    RingPos->setAlignment(Align(8));
+    makePerModule(RingPos);
+  }
+
+  auto ExternalTLS = [&](StringRef Name) {
+    if (GlobalVariable *G = M.getGlobalVariable(Name, true)) return G;
+    return new GlobalVariable(M, I64, false, GlobalValue::ExternalLinkage, nullptr, Name,
+                              nullptr, GlobalValue::InitialExecTLSModel);
+  };
+  Stamp = ExternalTLS(CT_SYM_STAMP);
+  Now = ExternalTLS(CT_SYM_NOW);
+
+  ModuleDesc = M.getGlobalVariable(CT_SYM_MODULE, true);
+  if (!ModuleDesc) {
+    StructType *DescTy = StructType::create(C, {I32, I32, BytePtr, BytePtr, BytePtr, BytePtr},
+                                            "struct.crashtrail_module_desc");
+    Constant *Init = ConstantStruct::get(
+        DescTy, {ConstantInt::get(I32, CT_ABI_VERSION), ConstantInt::get(I32, 0),
+                 weakHiddenByte(M, "__ehdr_start"),
+                 weakHiddenByte(M, "__start_" CT_SECTION_TABLES),
+                 weakHiddenByte(M, "__stop_" CT_SECTION_TABLES), ConstantPointerNull::get(BytePtr)});
+    ModuleDesc = new GlobalVariable(M, DescTy, false, GlobalValue::LinkOnceODRLinkage, Init,
+                                    CT_SYM_MODULE);
+    ModuleDesc->setAlignment(Align(8));
+    makePerModule(ModuleDesc);
+    Constant *DescArg = ConstantExpr::getPointerCast(ModuleDesc, BytePtr);
+    FunctionType *HookTy = FunctionType::get(Type::getVoidTy(C), {BytePtr}, false);
+    Function *Ctor = makeModuleHook(M, CT_SYM_MODULE_CTOR,
+                                    M.getOrInsertFunction(CT_SYM_REGISTER_MODULE, HookTy), DescArg);
+    Function *Dtor = makeModuleHook(M, "__crashtrail_module_dtor",
+                                    M.getOrInsertFunction("__crashtrail_unregister_module", HookTy),
+                                    DescArg);
+    appendToGlobalCtors(M, Ctor, 101, Ctor);
+    appendToGlobalDtors(M, Dtor, 101, Dtor);
+  }
+
+  PointerType *PosPtrTy = PointerType::getUnqual(SlotPtrTy);
+  Refill = M.getOrInsertFunction(CT_SYM_RING_REFILL,
+                                 FunctionType::get(SlotPtrTy, {PosPtrTy, BytePtr}, false));
+  StampWrap = M.getOrInsertFunction(CT_SYM_STAMP_WRAP, FunctionType::get(Type::getVoidTy(C), false));
+  for (FunctionCallee FC : {Refill, StampWrap})
+    if (auto *F = dyn_cast<Function>(FC.getCallee())) {
+      F->addFnAttr(Attribute::NoUnwind);
+      F->addFnAttr(Attribute::Cold);
+    }
+}
+
+Value *RuntimeGlue::descArg() {
+  return ConstantExpr::getPointerCast(ModuleDesc,
+                                      PointerType::getUnqual(Type::getInt8Ty(M.getContext())));
+}
+
+} // namespace crashtrail

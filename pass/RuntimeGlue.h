@@ -1,0 +1,33 @@
+//===- RuntimeGlue.h - module-level symbols shared with the runtime ---------------------===//
+//
+// Declares (once per module) what instrumented code touches: the module's ring position (a
+// TLS pointer, one definition per ELF module through a hidden linkonce_odr comdat), the
+// module descriptor and the constructor/destructor that register it, the runtime core's stamp
+// and clock TLS variables, and the slow-path functions. Names come from crashtrail/abi.h.
+//
+//===----------------------------------------------------------------------------------------===//
+#ifndef CRASHTRAIL_PASS_RUNTIMEGLUE_H
+#define CRASHTRAIL_PASS_RUNTIMEGLUE_H
+
+#include "llvm/IR/Module.h"
+
+namespace crashtrail {
+
+struct RuntimeGlue {
+  explicit RuntimeGlue(llvm::Module &M);
+
+  llvm::Module &M;
+  llvm::IntegerType *I64;
+  llvm::PointerType *SlotPtrTy;     // uint64_t *
+  llvm::GlobalVariable *RingPos;    // TLS uint64_t *, this module's
+  llvm::GlobalVariable *ModuleDesc; // struct ct_module_desc
+  llvm::GlobalVariable *Stamp;      // TLS uint64_t, runtime core
+  llvm::GlobalVariable *Now;        // TLS uint64_t, runtime core
+  llvm::FunctionCallee Refill;      // uint64_t *(uint64_t **, void *)
+  llvm::FunctionCallee StampWrap;   // void (void)
+  llvm::Value *descArg();           // ModuleDesc as the refill's second argument
+};
+
+} // namespace crashtrail
+
+#endif

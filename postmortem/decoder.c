@@ -1,0 +1,184 @@
+/*
+ * decoder.c - ring extraction and abstract execution of one record.
+ *
+ * Ring extraction: a ring is a sequence of 4096-byte chunks, each starting with a CHUNK
+ * marker (generation) and a CLOCK marker. Chunks are taken in generation order; within a chunk
+ * records run until the first empty slot (chunks are zeroed when started, so stale data from
+ * an earlier lap can never follow). Stamps are unwrapped against the last full counter seen
+ * in the same ring: the chunk's, or a SEQ marker's (see crashtrail/abi.h for why 16 bits
+ * suffice).
+ *
+ * Walking: the accumulator holds the sentinel, the start site, then the path bits, oldest
+ * first. From the site's block: a JUMP follows its successor; a BRANCH consumes the code of
+ * one successor; a check point whose flush condition holds for the bits consumed so far ends
+ * the record (it was flushed on entering that block); CALL, INVOKE, RETURN, RESUME and STOP
+ * end it too. A record whose bits do not end exactly at its end is reported, not trusted.
+ */
+#include "decoder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "crashtrail/abi.h"
+
+struct chunk_ref {
+  uint64_t gen;
+  const uint64_t *w;
+};
+
+static int chunk_cmp(const void *a, const void *b) {
+  const struct chunk_ref *x = a, *y = b;
+  return x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
+static uint32_t tag_of(uint64_t w0) {
+  return (w0 & CT_REC_STAMPED) ? 0 : (uint32_t)(w0 >> CT_REC_TAG_SHIFT);
+}
+
+int ct_ring_extract(const struct ct_dump_ring *r, struct ct_ring_records *out) {
+  size_t nchunks = r->hdr.size / CT_CHUNK_BYTES, nc = 0, cap = 0;
+  const size_t slots = CT_CHUNK_BYTES / CT_RECORD_BYTES;
+  struct chunk_ref *ch = calloc(nchunks ? nchunks : 1, sizeof *ch);
+  memset(out, 0, sizeof *out);
+  if (!ch) return -1;
+  for (size_t i = 0; i < nchunks; i++) {
+    const uint64_t *w = (const uint64_t *)(r->data + i * CT_CHUNK_BYTES);
+    if (tag_of(w[0]) != CT_TAG_CHUNK || tag_of(w[2]) != CT_TAG_CLOCK) {
+      out->skipped += w[0] != 0;
+      continue;
+    }
+    ch[nc++] = (struct chunk_ref){w[0] & CT_REC_ADDR_MASK, w};
+  }
+  qsort(ch, nc, sizeof *ch, chunk_cmp);
+  /* A lap rewrites chunks in order, so live generations are the last nchunks ones. */
+  size_t first = 0;
+  while (first < nc && ch[first].gen + nchunks <= ch[nc - 1].gen) first++;
+  out->skipped += first;
+  for (size_t c = first; c < nc; c++) {
+    const uint64_t *w = ch[c].w;
+    uint64_t base = w[1], time = w[3];
+    if (out->chunks++ == 0) out->oldest_generation = ch[c].gen;
+    out->newest_generation = ch[c].gen;
+    for (size_t s = CT_CHUNK_HEADER_SLOTS; s < slots; s++) {
+      uint64_t w0 = w[2 * s], w1 = w[2 * s + 1];
+      if (w0 == 0) break;
+      uint32_t tag = tag_of(w0);
+      if (tag == CT_TAG_SEQ) {
+        base = w1;
+        continue;
+      }
+      if (tag != 0 || w1 == 0) { /* an unknown marker, or a record torn by the crash */
+        out->skipped++;
+        continue;
+      }
+      if (out->n == cap) {
+        cap = cap ? cap * 2 : 1024;
+        struct ct_rec *nr = realloc(out->recs, cap * sizeof *nr);
+        if (!nr) {
+          free(ch);
+          return -1;
+        }
+        out->recs = nr;
+      }
+      struct ct_rec *rec = &out->recs[out->n++];
+      rec->fn = w0 & CT_REC_ADDR_MASK;
+      rec->acc = w1;
+      rec->time_ns = time;
+      rec->stamp = CT_NO_STAMP;
+      if (w0 & CT_REC_STAMPED) {
+        uint64_t low = w0 >> CT_REC_TAG_SHIFT;
+        rec->stamp = base + ((low - (base & 0xffff)) & 0xffff);
+      }
+    }
+  }
+  free(ch);
+  return 0;
+}
+
+void ct_ring_records_free(struct ct_ring_records *rr) {
+  free(rr->recs);
+  memset(rr, 0, sizeof *rr);
+}
+
+int ct_walk_start(struct ct_walk *w, const struct ct_mfunc *f, uint64_t acc) {
+  memset(w, 0, sizeof *w);
+  w->f = f;
+  w->acc = acc;
+  if (acc == 0) {
+    w->why = "empty accumulator";
+    return CT_WALK_BAD;
+  }
+  uint32_t top = 63u - (uint32_t)__builtin_clzll(acc);
+  if (top < f->site_bits) {
+    w->why = "accumulator shorter than its site field";
+    return CT_WALK_BAD;
+  }
+  w->nbits = top - f->site_bits;
+  w->site = (uint32_t)((acc >> w->nbits) & ((1ull << f->site_bits) - 1));
+  if (w->site >= f->nsites) {
+    w->why = "unknown site";
+    return CT_WALK_BAD;
+  }
+  w->block = f->site_block[w->site];
+  return CT_WALK_BLOCK;
+}
+
+/* The successor whose code matches the next bits, or -1. */
+static int read_code(struct ct_walk *w, const struct ct_mblock *b) {
+  uint32_t left = w->nbits - w->used;
+  for (uint32_t i = 0; i < b->nsucc; i++) {
+    const struct ct_msucc *s = &b->succ[i];
+    if (s->len > left) continue;
+    uint64_t bits = (w->acc >> (left - s->len)) & ((1ull << s->len) - 1);
+    if (bits == s->code) {
+      w->used += s->len;
+      return (int)i;
+    }
+  }
+  return -1;
+}
+
+int ct_walk_next(struct ct_walk *w, int partial) {
+  const struct ct_mblock *b = &w->f->blocks[w->block];
+  uint32_t next;
+  switch (b->term) {
+  case CT_TERM_JUMP:
+    next = b->succ[0].block;
+    break;
+  case CT_TERM_BRANCH: {
+    if (w->used == w->nbits) {
+      if (partial) return CT_WALK_OUT;
+      w->why = "record ends at a branch";
+      return CT_WALK_BAD;
+    }
+    int i = read_code(w, b);
+    if (i < 0) {
+      w->why = "no successor matches the recorded code";
+      return CT_WALK_BAD;
+    }
+    next = b->succ[i].block;
+    w->idle = 0;
+    break;
+  }
+  default: /* CALL, INVOKE, RETURN, RESUME, STOP: the record was flushed here */
+    if (w->used != w->nbits && !partial) {
+      w->why = "bits left at the end of the record";
+      return CT_WALK_BAD;
+    }
+    return CT_WALK_END;
+  }
+  const struct ct_mblock *t = &w->f->blocks[next];
+  if ((t->flags & CT_BB_CHECK) && w->f->site_bits + w->used >= CT_ACC_BITS - t->budget) {
+    if (w->used != w->nbits && !partial) {
+      w->why = "bits left at a check point that flushed";
+      return CT_WALK_BAD;
+    }
+    return CT_WALK_END;
+  }
+  if (++w->idle > w->f->nblocks) { /* a cycle that reads no bits: runs forever */
+    w->why = "a loop without branches";
+    return partial ? CT_WALK_OUT : CT_WALK_BAD;
+  }
+  w->block = next;
+  return CT_WALK_BLOCK;
+}

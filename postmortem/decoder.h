@@ -1,0 +1,59 @@
+/*
+ * decoder.h - from ring bytes to records, and from a record to the blocks it ran
+ * ("abstract execution": re-walking the function's CFG, reading a successor's code at each
+ * multi-way branch, as in Larus's qpt regeneration).
+ */
+#ifndef CT_DECODER_H
+#define CT_DECODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dump_reader.h"
+#include "meta_reader.h"
+
+#define CT_NO_STAMP UINT64_MAX
+
+struct ct_rec {
+  uint64_t fn;      /* runtime address of the function that wrote it */
+  uint64_t acc;     /* the path accumulator */
+  uint64_t stamp;   /* full stamp, or CT_NO_STAMP */
+  uint64_t time_ns; /* CLOCK_MONOTONIC of its chunk's start */
+};
+
+struct ct_ring_records {
+  struct ct_rec *recs; /* oldest first */
+  size_t n;
+  size_t skipped;      /* torn or malformed slots */
+  size_t chunks;       /* chunks with data */
+  uint64_t oldest_generation, newest_generation;
+};
+
+/* Extracts the records of a ring in write order. Returns 0, or -1 when out of memory. Bad
+ * chunks are skipped and counted, never trusted. */
+int ct_ring_extract(const struct ct_dump_ring *r, struct ct_ring_records *out);
+void ct_ring_records_free(struct ct_ring_records *rr);
+
+enum ct_walk_status {
+  CT_WALK_BLOCK = 1,   /* w->block is the next block that ran */
+  CT_WALK_END = 0,     /* the record ends here (its flush point) */
+  CT_WALK_OUT = 2,     /* partial path: no more bits at a multi-way branch */
+  CT_WALK_BAD = -1     /* the record does not fit the metadata (see w->why) */
+};
+
+struct ct_walk {
+  const struct ct_mfunc *f;
+  uint64_t acc;
+  uint32_t nbits, used, block, site;
+  uint32_t idle; /* blocks walked without reading a bit (loop guard) */
+  const char *why;
+};
+
+/* Starts walking record acc of f: w->block is the record's first block. Returns CT_WALK_BLOCK,
+ * or CT_WALK_BAD for an accumulator without sentinel or with an unknown site. */
+int ct_walk_start(struct ct_walk *w, const struct ct_mfunc *f, uint64_t acc);
+/* Moves to the next block that ran. `partial`: the accumulator was taken from a live frame,
+ * so running out of bits at a branch is expected (CT_WALK_OUT) rather than corrupt. */
+int ct_walk_next(struct ct_walk *w, int partial);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * dump_reader.h - a crash dump (docs/dump-format.md), parsed and checked.
+ *
+ * The file is mapped; ring, table and stack bytes point into the mapping. Strings are copied
+ * and terminated. Everything the rest of the post-mortem reads from a dump has passed the
+ * checks of ct_dump_load, so later code may trust lengths and counts.
+ */
+#ifndef CT_DUMP_READER_H
+#define CT_DUMP_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crashtrail/dump_format.h"
+
+struct ct_dump_module {
+  struct ct_ds_module hdr;
+  uint8_t build_id[64];
+  char *path;
+};
+
+struct ct_dump_ring {
+  struct ct_ds_ring hdr;
+  const uint8_t *data; /* hdr.size bytes, a whole number of chunks */
+};
+
+struct ct_dump_table {
+  struct ct_ds_table hdr;
+  const uint8_t *data;
+  size_t len;
+};
+
+struct ct_dump {
+  const uint8_t *map;
+  size_t size;
+  char *file;
+  struct ct_ds_process process;
+  char *exe, *reason, *cmdline; /* cmdline: NUL-separated, cmdline_len bytes */
+  size_t cmdline_len;
+  int has_signal, has_regs, has_stack;
+  struct ct_ds_signal signal;
+  struct ct_ds_registers regs;
+  struct ct_ds_stack stack;
+  const uint8_t *stack_bytes;
+  size_t stack_len;
+  struct ct_dump_module *modules;
+  size_t nmodules;
+  struct ct_ds_thread *threads;
+  size_t nthreads;
+  struct ct_dump_ring *rings;
+  size_t nrings;
+  struct ct_dump_table *tables;
+  size_t ntables;
+  struct ct_ds_event *events;
+  size_t nevents;
+  char *maps; /* text of /proc/self/maps, terminated */
+};
+
+/* Loads and validates a dump. Returns 0 and *out; or -1 with a one-line reason in err (not a
+ * dump, truncated, corrupt, or from a newer format version). */
+int ct_dump_load(const char *path, struct ct_dump **out, char *err, size_t errlen);
+void ct_dump_free(struct ct_dump *d);
+
+/* Copies `len` bytes of the crashed thread's memory at `addr` from the stack slice; 0 if all
+ * of it was captured, -1 otherwise. `ctx` is the dump. Matches ct_mem_read_fn. */
+int ct_dump_read_stack(void *ctx, uint64_t addr, void *out, size_t len);
+
+const struct ct_dump_module *ct_dump_module_by_id(const struct ct_dump *d, uint32_t id);
+
+#endif

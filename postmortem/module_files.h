@@ -1,0 +1,60 @@
+/*
+ * module_files.h - the files behind each module of a dump: the binary that was loaded (found
+ * by recorded path or --binary, verified by GNU build-id), its separate debug file (by
+ * build-id under --debug-dir or /usr/lib/debug, or by .gnu_debuglink), its crashtrail
+ * metadata and its DWARF. Uninstrumented modules (libc, ...) come from the dumped maps and are
+ * used for the stack only.
+ */
+#ifndef CT_MODULE_FILES_H
+#define CT_MODULE_FILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dump_reader.h"
+
+struct ct_elf;
+struct ct_meta;
+struct ct_dwarf;
+
+struct ct_module {
+  int dump_id;            /* module id in the dump, -1 for one known only from the maps */
+  int instrumented;
+  const char *name;       /* basename, for display */
+  char *recorded_path;    /* the path in the dump */
+  char *path, *debug_path;/* files in use (debug_path may be NULL) */
+  uint64_t bias, start, end; /* runtime */
+  struct ct_elf *elf, *debug_elf;
+  struct ct_meta *meta;
+  struct ct_dwarf *dwarf;
+  int dwarf_tried;
+  char *problem;          /* why it cannot be symbolised, NULL if fine */
+};
+
+struct ct_modset {
+  struct ct_module *mods;
+  size_t n;
+};
+
+struct ct_resolve_opts {
+  const char **binaries;
+  size_t nbinaries;
+  const char **debug_dirs;
+  size_t ndebug_dirs;
+};
+
+/* Finds and checks the files of every module. An instrumented module whose binary is missing
+ * or has another build-id, or whose metadata is unreadable, is an error (-1 and a message
+ * naming the module and both build-ids): decoding with the wrong metadata would produce a
+ * wrong timeline. Problems with uninstrumented modules are kept in ->problem. */
+int ct_modules_resolve(const struct ct_dump *d, const struct ct_resolve_opts *o,
+                       struct ct_modset **out, char *err, size_t errlen);
+void ct_modules_free(struct ct_modset *s);
+
+/* The module that contains runtime address addr, or NULL. */
+struct ct_module *ct_modules_at(struct ct_modset *s, uint64_t addr);
+struct ct_module *ct_modules_by_dump_id(struct ct_modset *s, uint32_t id);
+/* Its DWARF, opened on first use; NULL if it has none. */
+struct ct_dwarf *ct_module_dwarf(struct ct_module *m);
+
+#endif

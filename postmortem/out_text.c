@@ -1,0 +1,190 @@
+/*
+ * out_text.c - the timeline for a terminal: what crashed, the stack, then each thread's steps
+ * (the crashed thread first) with the source text beside each line, and summaries.
+ *
+ * Loop folding: at each position the shortest period p (up to 64 steps) whose body repeats at
+ * least three times in a row is printed once with its count ("x 1000"); only periods whose
+ * second occurrence starts with the same line are tried, so folding is near-linear in
+ * practice. --all prints every iteration. Colour only when writing to a terminal.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "crashtrail/abi.h"
+#include "outputs.h"
+#include "source_cache.h"
+
+struct style {
+  const char *dim, *bold, *red, *cyan, *yellow, *reset;
+};
+
+static const char *module_name(const struct ct_timeline *t, int idx) {
+  return idx >= 0 && (size_t)idx < t->mods->n ? t->mods->mods[idx].name : "?";
+}
+
+static const char *short_path(const char *p) {
+  const char *s = p ? strrchr(p, '/') : NULL;
+  return s ? s + 1 : p ? p : "?";
+}
+
+static int same_step(const struct ct_step *a, const struct ct_step *b) {
+  return a->line == b->line && a->file == b->file && a->function == b->function;
+}
+
+/* Repetitions of steps[i, i+p) starting at i (at least 1). */
+static size_t repeats(const struct ct_step *s, size_t n, size_t i, size_t p) {
+  size_t k = 1;
+  while (i + (k + 1) * p <= n) {
+    size_t j = 0;
+    while (j < p && same_step(&s[i + j], &s[i + k * p + j])) j++;
+    if (j < p) break;
+    k++;
+  }
+  return k;
+}
+
+static void print_step(FILE *out, const struct ct_timeline *t, const struct ct_step *s, size_t seq,
+                       const char *indent, struct ct_sources *src, const struct style *st) {
+  const char *text = ct_source_line(src, s->file, s->line);
+  int crash = (s->flags & CT_STEP_CRASH) != 0;
+  while (text && (*text == ' ' || *text == '\t')) text++;
+  fprintf(out, "%s%6zu %s%-10.10s%s %*s%s%-20.20s%s %s%s:%u%s", crash ? st->red : "", seq, st->dim,
+          module_name(t, s->module), st->reset, (int)(s->depth > 12 ? 12 : s->depth), "",
+          crash ? st->red : st->cyan, s->function ? s->function : "?", st->reset, indent,
+          short_path(s->file), s->line, crash ? st->reset : "");
+  if (text) fprintf(out, "  %s| %.100s%s", st->dim, text, st->reset);
+  if (s->flags & CT_STEP_UNCERTAIN) fprintf(out, "  %s(uncertain)%s", st->yellow, st->reset);
+  if (crash) fprintf(out, "  %s<== crash%s", st->red, st->reset);
+  fputc('\n', out);
+}
+
+static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_tl_thread *th,
+                        const struct ct_text_opts *o, struct ct_sources *src, const struct style *st) {
+  const struct ct_step *s = th->steps;
+  size_t n = th->nsteps, i = 0;
+  if (o->max_steps && n > o->max_steps) {
+    fprintf(out, "%s       ... %zu earlier steps not shown (--steps=N, 0 for all)%s\n", st->dim,
+            n - o->max_steps, st->reset);
+    i = n - o->max_steps;
+  }
+  while (i < n) {
+    if (s[i].flags & CT_STEP_GAP)
+      fprintf(out, "%s       ... earlier history was overwritten in the ring ...%s\n", st->yellow, st->reset);
+    size_t best_p = 0, best_k = 1;
+    if (!o->unfold)
+      for (size_t p = 1; p <= 64 && i + 3 * p <= n; p++) {
+        if (!same_step(&s[i], &s[i + p])) continue;
+        size_t k = repeats(s, n, i, p);
+        if (k >= 3) {
+          best_p = p;
+          best_k = k;
+          break;
+        }
+      }
+    if (!best_p) {
+      print_step(out, t, &s[i], i, "", src, st);
+      i++;
+      continue;
+    }
+    unsigned lo = s[i].line, hi = s[i].line;
+    for (size_t j = 0; j < best_p; j++) {
+      if (s[i + j].line < lo) lo = s[i + j].line;
+      if (s[i + j].line > hi) hi = s[i + j].line;
+    }
+    fprintf(out, "%s       loop: %s lines %u-%u x %zu (%zu steps folded; --all shows them)%s\n",
+            st->yellow, short_path(s[i].file), lo, hi, best_k, best_p * (best_k - 1), st->reset);
+    for (size_t j = 0; j < best_p; j++) print_step(out, t, &s[i + j], i + j, "  ", src, st);
+    i += best_p * best_k;
+  }
+}
+
+static void print_calls(FILE *out, const struct ct_timeline *t, const struct ct_tl_thread *th,
+                        const struct style *st) {
+  const char *prev = NULL;
+  int prev_mod = -1;
+  size_t shown = 0, transitions = 0;
+  fprintf(out, "\n%sCalls, oldest first:%s ", st->bold, st->reset);
+  for (size_t i = 0; i < th->nsteps; i++) {
+    const struct ct_step *s = &th->steps[i];
+    if (!(s->flags & CT_STEP_ENTRY) || !s->fn) continue;
+    if (s->fn->display == prev) continue;
+    if (shown++ < 60) fprintf(out, "%s%s", shown > 1 ? " > " : "", s->fn->display);
+    prev = s->fn->display;
+  }
+  if (shown > 60) fprintf(out, " ... (%zu calls)", shown);
+  fputc('\n', out);
+  for (size_t i = 0; i < th->nsteps; i++) {
+    if (prev_mod >= 0 && th->steps[i].module != prev_mod) {
+      if (transitions++ == 0) fprintf(out, "%sInter-module calls:%s\n", st->bold, st->reset);
+      if (transitions <= 20)
+        fprintf(out, "  %s (%s) -> %s (%s)\n", th->steps[i - 1].function,
+                module_name(t, prev_mod), th->steps[i].function, module_name(t, th->steps[i].module));
+    }
+    prev_mod = th->steps[i].module;
+  }
+}
+
+static void print_header(FILE *out, const struct ct_timeline *t, const struct style *st) {
+  const struct ct_dump *d = t->dump;
+  char when[64];
+  ct_format_time(d->process.realtime_sec, when, sizeof when);
+  if (d->has_signal) {
+    fprintf(out, "%s%s%s (%s", st->bold, st->red, ct_signal_name(d->signal.signo),
+            ct_signal_code_name(d->signal.signo, d->signal.code));
+    if (d->signal.signo == SIGSEGV || d->signal.signo == SIGBUS)
+      fprintf(out, ", address 0x%llx", (unsigned long long)d->signal.fault_addr);
+    fprintf(out, ")%s in thread %u", st->reset, d->signal.tid);
+  } else {
+    fprintf(out, "%sDump on request%s%s%s", st->bold, d->reason[0] ? " (" : "", d->reason,
+            d->reason[0] ? ")" : "");
+    fputs(st->reset, out);
+  }
+  fprintf(out, " of %s, pid %u, at %s\n", d->exe, d->process.pid, when);
+}
+
+static void print_stack(FILE *out, const struct ct_timeline *t, const struct ct_tl_thread *th,
+                        const struct style *st) {
+  if (!th->nstack) return;
+  fprintf(out, "\n%sStack of thread %u, innermost first:%s\n", st->bold, th->tid, st->reset);
+  for (size_t i = 0, n = 0; i < th->nstack; i++) {
+    const struct ct_frame *f = &th->stack[i];
+    fprintf(out, "  %s#%-2zu%s %s%-28s%s %s:%u  %s[%s]%s%s\n", st->dim, n, st->reset, st->cyan,
+            f->function ? f->function : "??", st->reset, f->file ? short_path(f->file) : "?",
+            f->line, st->dim, module_name(t, f->module), f->inlined ? " (inlined)" : "", st->reset);
+    if (!f->inlined) n++;
+  }
+}
+
+static void print_exec(FILE *out, const struct ct_timeline *t, const char *title,
+                       const struct ct_exec_entry *e, size_t n, const struct style *st) {
+  if (!n) return;
+  fprintf(out, "\n%s%s (%zu lines, newest last; showing the last 20):%s\n", st->bold, title, n, st->reset);
+  for (size_t i = n > 20 ? n - 20 : 0; i < n; i++)
+    fprintf(out, "  %-10.10s %-24.24s %s:%u\n", module_name(t, e[i].module), e[i].function,
+            short_path(e[i].file), e[i].line);
+}
+
+void ct_write_text(const struct ct_timeline *t, FILE *out, const struct ct_text_opts *o) {
+  static const struct style plain = {"", "", "", "", "", ""};
+  static const struct style ansi = {"\033[2m", "\033[1m", "\033[31m", "\033[36m", "\033[33m", "\033[0m"};
+  const struct style *st = o->color ? &ansi : &plain;
+  struct ct_sources *src = ct_sources_new();
+  print_header(out, t, st);
+  if (t->nthreads) print_stack(out, t, &t->threads[0], st);
+  for (size_t i = 0; i < t->nthreads; i++) {
+    const struct ct_tl_thread *th = &t->threads[i];
+    if (i > 0 && !o->all_threads && !th->nsteps) continue;
+    fprintf(out, "\n%sThread %u%s%s%s%s%s%s, %zu steps, oldest first:%s\n", st->bold, th->tid,
+            th->name[0] ? " (" : "", th->name, th->name[0] ? ")" : "",
+            (int)i == t->crashed ? ", crashed" : "", th->flags & CT_THR_EXITED ? ", exited" : "",
+            th->flags & CT_THR_PREFORK ? ", before fork" : "", th->nsteps, st->reset);
+    print_steps(out, t, th, o, src, st);
+    if ((int)i == t->crashed || i == 0) print_calls(out, t, th, st);
+  }
+  print_exec(out, t, "Last-executed lines", t->last_exec, t->nlast, st);
+  print_exec(out, t, "First-executed lines", t->first_exec, t->nfirst, st);
+  for (size_t i = 0; i < t->nwarnings; i++)
+    fprintf(out, "%swarning: %s%s\n", st->yellow, t->warnings[i], st->reset);
+  ct_sources_free(src);
+}

@@ -1,0 +1,245 @@
+/*
+ * stack.c - the crashed thread's stack, and the unfinished path of its innermost
+ * instrumented frame.
+ *
+ * Unwinding starts from the dumped registers and reads memory only from the dumped stack
+ * slice: call-frame information first (.eh_frame/.debug_frame through libdwarf), the frame
+ * pointer chain when a module has none. Each frame is symbolised with its inline chain
+ * (innermost first); caller frames are looked up at pc-1, inside the call instruction.
+ *
+ * The unfinished path: the records in the ring stop at the frame's last flush; the bits since
+ * then are still in the accumulator at the fault. Its DWARF location (the artificial variable
+ * __crashtrail_path) is evaluated against the frame's registers, and the path is walked until
+ * the faulting line. What cannot be proven (no variable, optimised out, the line not found on
+ * the path) is marked uncertain instead of guessed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crashtrail/abi.h"
+#include "decoder.h"
+#include "dwarf_module.h"
+#include "elf_file.h"
+#include "timeline.h"
+
+#define CT_MAX_FRAMES 256
+
+struct raw_frame {
+  struct ct_regs regs;
+  uint64_t cfa;
+  int have_cfa;
+  struct ct_module *mod;
+  struct ct_srcloc loc[16];
+  int nloc;
+};
+
+static int add_frame(struct ct_tl_thread *th, const struct ct_frame *f) {
+  struct ct_frame *nf = realloc(th->stack, (th->nstack + 1) * sizeof *nf);
+  if (!nf) return -1;
+  th->stack = nf;
+  th->stack[th->nstack++] = *f;
+  return 0;
+}
+
+static void symbolise(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_frame *rf,
+                      int first) {
+  uint64_t pc = rf->regs.r[16];
+  struct ct_frame out = {pc, -1, "??", NULL, 0, 0, 0};
+  rf->nloc = 0;
+  if (rf->mod) {
+    uint64_t link = pc - rf->mod->bias - (first ? 0 : 1);
+    struct ct_dwarf *dw = ct_module_dwarf(rf->mod);
+    out.module = (int)(rf->mod - t->mods->mods);
+    if (dw) rf->nloc = ct_dwarf_lookup(dw, link, rf->loc, 16);
+    if (rf->nloc == 0 || !rf->loc[0].function) {
+      struct ct_elf *e = rf->mod->debug_elf ? rf->mod->debug_elf : rf->mod->elf;
+      const char *sym = e ? ct_elf_symbol_at(e, link, NULL) : NULL;
+      if (!sym && rf->mod->debug_elf && rf->mod->elf) sym = ct_elf_symbol_at(rf->mod->elf, link, NULL);
+      if (sym) {
+        rf->loc[0] = (struct ct_srcloc){sym, rf->nloc ? rf->loc[0].file : NULL,
+                                        rf->nloc ? rf->loc[0].line : 0, 0};
+        rf->nloc = 1;
+      }
+    }
+  }
+  for (int i = 0; i < rf->nloc; i++) {
+    out.function = rf->loc[i].function ? rf->loc[i].function : "??";
+    out.file = rf->loc[i].file;
+    out.line = rf->loc[i].line;
+    out.col = rf->loc[i].column;
+    out.inlined = i + 1 < rf->nloc;
+    add_frame(th, &out);
+  }
+  if (rf->nloc == 0) add_frame(th, &out);
+}
+
+/* Frame-pointer fallback for code without call-frame information. */
+static int unwind_fp(struct ct_dump *d, struct ct_regs *r) {
+  uint64_t bp = r->r[CT_REG_BP], next_bp, ret;
+  if (!(r->valid & (1u << CT_REG_BP)) || bp < r->r[CT_REG_SP]) return -1;
+  if (ct_dump_read_stack(d, bp, &next_bp, 8) || ct_dump_read_stack(d, bp + 8, &ret, 8)) return -1;
+  r->r[CT_REG_SP] = bp + 16;
+  r->r[CT_REG_BP] = next_bp;
+  r->r[16] = ret;
+  r->valid = (1u << CT_REG_SP) | (1u << CT_REG_BP) | (1u << 16);
+  return 0;
+}
+
+/* Walks the stack from the dumped registers; returns the number of raw frames. */
+static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_frame *frames) {
+  struct ct_dump *d = t->dump;
+  struct ct_regs regs;
+  int n = 0;
+  memset(&regs, 0, sizeof regs);
+  for (int i = 0; i < CT_DW_NREGS && i < (int)d->regs.nregs; i++) regs.r[i] = d->regs.regs[i];
+  regs.valid = (1u << CT_DW_NREGS) - 1;
+  while (n < CT_MAX_FRAMES && regs.r[16]) {
+    struct raw_frame *rf = &frames[n];
+    memset(rf, 0, sizeof *rf);
+    rf->regs = regs;
+    rf->mod = ct_modules_at(t->mods, regs.r[16]);
+    symbolise(t, th, rf, n == 0);
+    n++;
+    uint64_t sp = regs.r[CT_REG_SP];
+    struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
+    if (dw && ct_dwarf_unwind_step(dw, rf->mod->bias, n == 1, &regs, &rf->cfa, ct_dump_read_stack, d) == 0) {
+      rf->have_cfa = 1;
+    } else if (n == 1 && !rf->mod) { /* a call to a bad address: the return address is on top */
+      uint64_t ret;
+      if (ct_dump_read_stack(d, sp, &ret, 8) != 0) break;
+      regs.r[16] = ret;
+      regs.r[CT_REG_SP] = sp + 8;
+    } else if (unwind_fp(d, &regs) != 0) {
+      break;
+    }
+    if (regs.r[CT_REG_SP] <= sp) break; /* no progress: corrupt stack */
+  }
+  return n;
+}
+
+/* The function of the metadata that contains a frame's pc, or NULL. */
+static const struct ct_mfunc *instrumented_function(struct raw_frame *rf, int first) {
+  struct ct_module *m = rf->mod;
+  uint64_t start = 0, link;
+  if (!m || !m->meta) return NULL;
+  link = rf->regs.r[16] - m->bias - (first ? 0 : 1);
+  const char *sym = NULL;
+  if (m->debug_elf) sym = ct_elf_symbol_at(m->debug_elf, link, &start);
+  if (!sym && m->elf) sym = ct_elf_symbol_at(m->elf, link, &start);
+  return sym ? ct_meta_find(m->meta, start) : NULL;
+}
+
+static int same_line(const struct ct_mline *l, const struct ct_srcloc *loc) {
+  return loc->file && l->line == loc->line && !strcmp(l->file, loc->file);
+}
+
+/* Appends the crash line (from DWARF) unless the timeline already ends there. */
+static void mark_crash_line(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_frame *rf,
+                            const struct ct_mfunc *f, int certain) {
+  struct ct_step *last = th->nsteps ? &th->steps[th->nsteps - 1] : NULL;
+  const struct ct_srcloc *loc = rf->nloc ? &rf->loc[0] : NULL;
+  if (!loc || !loc->file) {
+    if (last) last->flags |= CT_STEP_CRASH;
+    return;
+  }
+  if (last && last->line == loc->line && last->file && !strcmp(last->file, loc->file)) {
+    last->flags |= CT_STEP_CRASH;
+    return;
+  }
+  struct ct_step s = {loc->function, ct_arena_strndup(&t->arena, loc->file, strlen(loc->file)),
+                      loc->line, loc->column, NULL, f,
+                      (uint16_t)(rf->mod ? rf->mod - t->mods->mods : 0),
+                      (uint16_t)(CT_STEP_CRASH | (certain ? 0 : CT_STEP_UNCERTAIN)),
+                      last ? last->depth : 0, last ? last->time_ns : 0};
+  ct_tl_add_step(th, &s);
+}
+
+/* Walks the live accumulator of frame rf up to its crash line. */
+static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_frame *rf,
+                         const struct ct_mfunc *f, uint64_t acc, int first) {
+  struct ct_walk w;
+  uint32_t blocks[4096];
+  size_t nb = 0, determined = 0;
+  int st = ct_walk_start(&w, f, acc);
+  if (st != CT_WALK_BLOCK) {
+    ct_timeline_warn(t, "the crashing frame's unfinished path is unreadable (%s)", w.why);
+    mark_crash_line(t, th, rf, f, 0);
+    return;
+  }
+  if (!first && w.nbits == 0 && f->site_kind[w.site] == CT_SITE_AFTER_CALL) {
+    mark_crash_line(t, th, rf, f, 1); /* suspended in a call: nothing ran since the record */
+    return;
+  }
+  for (;;) {
+    blocks[nb++] = w.block;
+    if (w.used > 0 || nb == 1) determined = nb;
+    if (nb == sizeof blocks / sizeof blocks[0]) break;
+    st = ct_walk_next(&w, 1);
+    if (st != CT_WALK_BLOCK) break;
+  }
+  if (st == CT_WALK_BAD) ct_timeline_warn(t, "the unfinished path does not fit %s (%s)", f->display, w.why);
+  /* The crash line: its last occurrence on the path. */
+  long hit_block = -1, hit_line = -1;
+  for (size_t b = nb; b-- > 0 && hit_block < 0 && rf->nloc;) {
+    const struct ct_mblock *mb = &f->blocks[blocks[b]];
+    for (uint32_t l = mb->nlines; l-- > 0;)
+      if (same_line(&mb->lines[l], &rf->loc[0])) {
+        hit_block = (long)b;
+        hit_line = l;
+        break;
+      }
+  }
+  size_t upto = hit_block >= 0 ? (size_t)hit_block + 1 : determined;
+  uint16_t mod = (uint16_t)(rf->mod - t->mods->mods);
+  uint64_t time = th->nsteps ? th->steps[th->nsteps - 1].time_ns : 0;
+  for (size_t b = 0; b < upto; b++) {
+    const struct ct_mblock *mb = &f->blocks[blocks[b]];
+    uint32_t nl = (long)b == hit_block ? (uint32_t)hit_line + 1 : mb->nlines;
+    for (uint32_t l = 0; l < nl; l++) {
+      const struct ct_mline *ml = &mb->lines[l];
+      struct ct_step s = {ml->inl ? ml->inl->function : f->display, ml->file, ml->line, ml->col,
+                          ml->inl, f, mod, CT_STEP_PENDING, th->depth > 0 ? (uint32_t)th->depth : 0,
+                          time};
+      if (b == 0 && l == 0 && w.site == 0) s.flags |= CT_STEP_ENTRY;
+      ct_tl_add_step(th, &s);
+    }
+  }
+  mark_crash_line(t, th, rf, f, hit_block >= 0);
+}
+
+void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th) {
+  struct raw_frame *frames = calloc(CT_MAX_FRAMES, sizeof *frames);
+  int n, i;
+  if (!frames) return;
+  n = unwind(t, th, frames);
+  for (i = 0; i < n; i++) {
+    const struct ct_mfunc *f = instrumented_function(&frames[i], i == 0);
+    if (!f) continue;
+    struct raw_frame *rf = &frames[i];
+    struct ct_dwarf *dw = ct_module_dwarf(rf->mod);
+    uint64_t acc = 0, link = rf->regs.r[16] - rf->mod->bias - (i == 0 ? 0 : 1);
+    int rc = -1;
+    if (dw && (f->flags & CT_FN_ACC_VAR) && rf->have_cfa)
+      rc = ct_dwarf_variable(dw, link, CT_ACC_VAR_NAME, &rf->regs, rf->cfa, rf->mod->bias,
+                             ct_dump_read_stack, t->dump, &acc);
+    if (rc == 0) {
+      t->pending_recovered = 1;
+      pending_path(t, th, rf, f, acc, i == 0);
+    } else {
+      ct_timeline_warn(t, "the crashing frame's unfinished path (%s) is not recoverable (%s): "
+                       "steps since its last record are missing", f->display,
+                       !(f->flags & CT_FN_ACC_VAR) ? "built without debug information"
+                       : rc == 1 ? "optimised out at the crash point" : "no location");
+      mark_crash_line(t, th, rf, f, 0);
+    }
+    break;
+  }
+  if (i == n && n > 0) /* no instrumented frame: the crash line of the innermost known frame */
+    for (i = 0; i < n; i++)
+      if (frames[i].nloc && frames[i].loc[0].file) {
+        mark_crash_line(t, th, &frames[i], NULL, 1);
+        break;
+      }
+  free(frames);
+}

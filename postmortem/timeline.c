@@ -1,0 +1,228 @@
+/*
+ * timeline.c - assemble the per-thread timelines of a dump.
+ *
+ * For each thread: extract the records of each of its rings, put them in true order, walk
+ * each record through its function's CFG and append one step per source line.
+ *
+ * Ordering the rings of one thread (see crashtrail/abi.h): every record after which control
+ * may leave a module is stamped. Cutting each ring after each stamped record gives segments
+ * during which control stayed in that module; sorting the segments by their closing stamp
+ * puts them in the order they ran. Each ring's unstamped tail is where the thread was when
+ * the dump was taken (or left by a way the pass could not stamp); tails go last, oldest chunk
+ * first. Missing stamps in the sorted sequence mean records were overwritten: the step after
+ * them is marked as a gap.
+ */
+#include "timeline.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crashtrail/abi.h"
+#include "decoder.h"
+
+void ct_timeline_warn(struct ct_timeline *t, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  for (size_t i = 0; i < t->nwarnings; i++)
+    if (!strcmp(t->warnings[i], buf)) return;
+  char **nw = realloc(t->warnings, (t->nwarnings + 1) * sizeof *nw);
+  if (!nw) return;
+  t->warnings = nw;
+  t->warnings[t->nwarnings++] = strdup(buf);
+}
+
+int ct_tl_add_step(struct ct_tl_thread *th, const struct ct_step *s) {
+  if (th->nsteps) {
+    struct ct_step *p = &th->steps[th->nsteps - 1];
+    if (p->line == s->line && p->file == s->file && p->function == s->function &&
+        !(s->flags & (CT_STEP_ENTRY | CT_STEP_GAP))) {
+      p->flags |= s->flags & (CT_STEP_CRASH | CT_STEP_PENDING);
+      return 0;
+    }
+  }
+  if (th->nsteps == th->cap) {
+    size_t cap = th->cap ? th->cap * 2 : 256;
+    struct ct_step *ns = realloc(th->steps, cap * sizeof *ns);
+    if (!ns) return -1;
+    th->steps = ns;
+    th->cap = cap;
+  }
+  th->steps[th->nsteps++] = *s;
+  return 0;
+}
+
+struct segment {
+  const struct ct_rec *recs;
+  size_t n;
+  uint64_t key;      /* closing stamp, CT_NO_STAMP for a tail */
+  uint64_t time_ns;  /* for ordering tails */
+  uint32_t module;   /* dump module id */
+};
+
+static int seg_cmp(const void *a, const void *b) {
+  const struct segment *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* Appends the steps of one record. */
+static void add_record(struct ct_timeline *t, struct ct_tl_thread *th, const struct ct_rec *r,
+                       struct ct_module *m, uint16_t mod_index, int gap) {
+  const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
+  struct ct_walk w;
+  int st;
+  th->records++;
+  if (!f) {
+    th->bad_records++;
+    ct_timeline_warn(t, "records from an unknown function in %s (stale metadata?)", m->name);
+    return;
+  }
+  st = ct_walk_start(&w, f, r->acc);
+  int first = 1;
+  if (st == CT_WALK_BLOCK && w.site == 0) th->depth++; /* a new invocation */
+  while (st == CT_WALK_BLOCK) {
+    const struct ct_mblock *b = &f->blocks[w.block];
+    for (uint32_t i = 0; i < b->nlines; i++) {
+      const struct ct_mline *l = &b->lines[i];
+      struct ct_step s = {l->inl ? l->inl->function : f->display, l->file, l->line, l->col, l->inl,
+                          f, mod_index, 0, th->depth > 0 ? (uint32_t)th->depth : 0, r->time_ns};
+      if (first && w.block == f->site_block[0] && w.site == 0) s.flags |= CT_STEP_ENTRY;
+      if (first && gap) s.flags |= CT_STEP_GAP;
+      first = 0;
+      ct_tl_add_step(th, &s);
+    }
+    st = ct_walk_next(&w, 0);
+  }
+  if (st == CT_WALK_END) {
+    uint32_t term = f->blocks[w.block].term;
+    if ((term == CT_TERM_RETURN || term == CT_TERM_RESUME) && th->depth > 0) th->depth--;
+  }
+  if (st == CT_WALK_BAD) {
+    th->bad_records++;
+    ct_timeline_warn(t, "a record of %s in %s does not match its metadata (%s)", f->display,
+                     m->name, w.why);
+  }
+}
+
+/* Orders and decodes all rings of one thread. */
+static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th) {
+  struct ct_dump *d = t->dump;
+  struct ct_ring_records *rr = calloc(d->nrings + 1, sizeof *rr);
+  struct segment *seg = NULL;
+  size_t nseg = 0, cap = 0;
+  int rc = -1;
+  if (!rr) return -1;
+  for (size_t i = 0; i < d->nrings; i++) {
+    if (d->rings[i].hdr.tid != th->tid) continue;
+    th->rings++;
+    if (ct_ring_extract(&d->rings[i], &rr[i]) != 0) goto out;
+    if (rr[i].oldest_generation > 1) th->wrapped = 1;
+    if (rr[i].skipped) ct_timeline_warn(t, "thread %u: %zu damaged ring slots skipped", th->tid, rr[i].skipped);
+    size_t start = 0;
+    for (size_t k = 0; k < rr[i].n; k++) {
+      int closes = rr[i].recs[k].stamp != CT_NO_STAMP;
+      if (!closes && k + 1 < rr[i].n) continue;
+      if (nseg == cap) {
+        cap = cap ? cap * 2 : 64;
+        struct segment *ns = realloc(seg, cap * sizeof *ns);
+        if (!ns) goto out;
+        seg = ns;
+      }
+      seg[nseg++] = (struct segment){&rr[i].recs[start], k + 1 - start, rr[i].recs[k].stamp,
+                                     rr[i].recs[start].time_ns, d->rings[i].hdr.module_id};
+      start = k + 1;
+    }
+  }
+  qsort(seg, nseg, sizeof *seg, seg_cmp);
+  uint64_t last_stamp = CT_NO_STAMP;
+  for (size_t s = 0; s < nseg; s++) {
+    struct ct_module *m = ct_modules_by_dump_id(t->mods, seg[s].module);
+    int gap = (s == 0 && th->wrapped) ||
+              (last_stamp != CT_NO_STAMP && seg[s].key != CT_NO_STAMP && seg[s].key > last_stamp + 1 &&
+               th->wrapped);
+    if (!m || !m->meta) continue;
+    for (size_t k = 0; k < seg[s].n; k++)
+      add_record(t, th, &seg[s].recs[k], m, (uint16_t)(m - t->mods->mods), gap && k == 0);
+    if (seg[s].key != CT_NO_STAMP) last_stamp = seg[s].key;
+  }
+  rc = 0;
+out:
+  for (size_t i = 0; i < d->nrings; i++) ct_ring_records_free(&rr[i]);
+  free(rr);
+  free(seg);
+  return rc;
+}
+
+static int add_thread(struct ct_timeline *t, uint32_t tid, uint32_t flags, const char *name) {
+  for (size_t i = 0; i < t->nthreads; i++)
+    if (t->threads[i].tid == tid) {
+      t->threads[i].flags |= flags;
+      if (name && name[0]) snprintf(t->threads[i].name, sizeof t->threads[i].name, "%s", name);
+      return (int)i;
+    }
+  struct ct_tl_thread *nt = realloc(t->threads, (t->nthreads + 1) * sizeof *nt);
+  if (!nt) return -1;
+  t->threads = nt;
+  struct ct_tl_thread *th = &t->threads[t->nthreads];
+  memset(th, 0, sizeof *th);
+  th->tid = tid;
+  th->flags = flags;
+  if (name) snprintf(th->name, sizeof th->name, "%s", name);
+  return (int)t->nthreads++;
+}
+
+int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, struct ct_timeline **out,
+                      char *err, size_t errlen) {
+  struct ct_timeline *t = calloc(1, sizeof *t);
+  uint32_t focus = d->has_signal ? d->signal.tid : d->has_regs ? d->regs.tid : 0;
+  *out = NULL;
+  if (!t) goto oom;
+  t->dump = d;
+  t->mods = m;
+  t->crashed = -1;
+  /* The thread the dump is about goes first. */
+  if (focus && add_thread(t, focus, d->has_signal ? CT_THR_CRASHED : 0, NULL) < 0) goto oom;
+  for (size_t i = 0; i < d->nthreads; i++)
+    if (add_thread(t, d->threads[i].tid, d->threads[i].flags, d->threads[i].name) < 0) goto oom;
+  for (size_t i = 0; i < d->nrings; i++)
+    if (add_thread(t, d->rings[i].hdr.tid, d->rings[i].hdr.flags & (CT_THR_EXITED | CT_THR_PREFORK),
+                   NULL) < 0)
+      goto oom;
+  for (size_t i = 0; i < t->nthreads; i++) {
+    if (build_thread_steps(t, &t->threads[i]) != 0) goto oom;
+    if (t->threads[i].bad_records)
+      ct_timeline_warn(t, "thread %u: %zu of %zu records could not be decoded", t->threads[i].tid,
+                       t->threads[i].bad_records, t->threads[i].records);
+  }
+  if (focus && d->has_regs) {
+    ct_timeline_stack(t, &t->threads[0]);
+    if (d->has_signal) t->crashed = 0;
+  }
+  if (ct_timeline_exec_tables(t) != 0) goto oom;
+  *out = t;
+  return 0;
+oom:
+  snprintf(err, errlen, "out of memory");
+  ct_timeline_free(t);
+  return -1;
+}
+
+void ct_timeline_free(struct ct_timeline *t) {
+  if (!t) return;
+  for (size_t i = 0; i < t->nthreads; i++) {
+    free(t->threads[i].steps);
+    free(t->threads[i].stack);
+  }
+  free(t->threads);
+  free(t->last_exec);
+  free(t->first_exec);
+  for (size_t i = 0; i < t->nwarnings; i++) free(t->warnings[i]);
+  free(t->warnings);
+  ct_arena_free(&t->arena);
+  free(t);
+}

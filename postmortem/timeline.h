@@ -1,0 +1,100 @@
+/*
+ * timeline.h - what an engineer reads: per thread, the source lines that ran (oldest first),
+ * the stack at the crash, and the last/first-execution traces. Built from a dump and its
+ * modules; every output format (text, JSON, Chrome trace, HTML, SQLite) renders this model.
+ */
+#ifndef CT_TIMELINE_H
+#define CT_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "dump_reader.h"
+#include "meta_reader.h"
+#include "module_files.h"
+
+enum ct_step_flag {
+  CT_STEP_UNCERTAIN = 1, /* not proven by the record: the crash line when the unfinished path
+                            could not be recovered, or steps guessed past the last bit */
+  CT_STEP_CRASH = 2,     /* the faulting line (the crashed thread's last step) */
+  CT_STEP_ENTRY = 4,     /* first step of a function invocation */
+  CT_STEP_GAP = 8,       /* history before this step was lost (ring wrapped, records missing) */
+  CT_STEP_PENDING = 16   /* recovered from the crashing frame's live accumulator */
+};
+
+struct ct_step {
+  const char *function;              /* innermost function (the inlined one, if inlined) */
+  const char *file;
+  uint32_t line, col;
+  const struct ct_inline_frame *inl; /* inline chain, NULL if not inlined */
+  const struct ct_mfunc *fn;         /* the out-of-line function whose record this is */
+  uint16_t module, flags;
+  uint32_t depth;                    /* call depth relative to the thread's first step */
+  uint64_t time_ns;                  /* CLOCK_MONOTONIC, to the chunk (approximate) */
+};
+
+struct ct_frame {
+  uint64_t pc;       /* runtime address */
+  int module;        /* index in the modset, -1 if unknown */
+  const char *function, *file;
+  uint32_t line, col;
+  int inlined;       /* an inlined call inside the next (outer) frame */
+};
+
+struct ct_tl_thread {
+  uint32_t tid, flags;  /* CT_THR_* */
+  char name[17];
+  struct ct_step *steps;
+  size_t nsteps, cap;
+  struct ct_frame *stack;
+  size_t nstack;
+  size_t records, bad_records, rings;
+  int wrapped;          /* some of its history was overwritten */
+  int32_t depth;        /* call depth while decoding (entries minus returns) */
+};
+
+struct ct_exec_entry {
+  const char *function, *file;
+  uint32_t line;
+  uint16_t module;
+  uint64_t time_ns;     /* CLOCK_MONOTONIC (table resolution: 65 us) */
+};
+
+struct ct_timeline {
+  struct ct_dump *dump;
+  struct ct_modset *mods;
+  struct ct_tl_thread *threads; /* the crashed (or dumping) thread first */
+  size_t nthreads;
+  int crashed;                  /* index of the crashed thread in threads, -1 if none */
+  struct ct_exec_entry *last_exec, *first_exec;
+  size_t nlast, nfirst;
+  char **warnings;
+  size_t nwarnings;
+  int pending_recovered;        /* the crashing frame's unfinished path was read from DWARF */
+  struct ct_arena arena;
+};
+
+/* Builds the timeline of a dump whose modules are resolved. Returns 0, or -1 (out of memory)
+ * with a reason in err. Problems that only degrade it (a corrupt record, no DWARF for a
+ * frame) become warnings. */
+int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, struct ct_timeline **out,
+                      char *err, size_t errlen);
+void ct_timeline_free(struct ct_timeline *t);
+void ct_timeline_warn(struct ct_timeline *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Appends a step, merging it into the previous one when it is the same source line. */
+int ct_tl_add_step(struct ct_tl_thread *th, const struct ct_step *s);
+
+/* Builds the stack of the thread the registers belong to, and the unfinished path of its
+ * innermost instrumented frame (stack.c). */
+void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th);
+/* The last/first-execution traces from the dumped tables (exec_tables.c). */
+int ct_timeline_exec_tables(struct ct_timeline *t);
+
+/* Human names for signal numbers and codes. */
+const char *ct_signal_name(int signo);
+const char *ct_signal_code_name(int signo, int code);
+
+#endif

@@ -1,0 +1,182 @@
+/*
+ * modules.c - the registry of instrumented modules (the executable and each shared object),
+ * and the process event log (module load/unload, fork, thread start/exit).
+ *
+ * A module is identified by its descriptor (CT_SYM_MODULE, one per ELF module). Registration
+ * reads what the post-mortem needs from the module's own ELF header in memory (reached through
+ * __ehdr_start): the load bias, the address range of its segments and its GNU build-id; the
+ * path comes from /proc/self/maps. Both are async-signal-safe, so registration may happen
+ * lazily from the ring slow path in any context (instrumented code can run before the
+ * module's constructor, or inside a signal handler).
+ *
+ * Invariants: slots in ct_modules are claimed once (fetch-add) and never reused, so a module id
+ * is stable for the life of the process; a slot is published (desc->runtime set) only after
+ * it is complete.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "rt_internal.h"
+
+struct ct_module ct_modules[CT_MAX_MODULES];
+_Atomic uint32_t ct_module_count;
+struct ct_ds_event ct_events[CT_MAX_EVENTS];
+_Atomic uint32_t ct_event_count;
+
+void ct_event(uint32_t kind, uint32_t module_id) {
+  uint32_t i = atomic_fetch_add(&ct_event_count, 1);
+  if (i >= CT_MAX_EVENTS) {
+    atomic_store(&ct_event_count, CT_MAX_EVENTS);
+    return;
+  }
+  ct_events[i].kind = kind;
+  ct_events[i].tid = (uint32_t)ct_gettid();
+  ct_events[i].monotonic_ns = ct_monotonic_ns();
+  ct_events[i].module_id = module_id;
+}
+
+/* Reads the build-id note from a module's program headers in memory. */
+static void ct_module_read_elf(struct ct_module *m, const ElfW(Ehdr) *eh) {
+  const ElfW(Phdr) *ph;
+  uintptr_t lo = UINTPTR_MAX, hi = 0, first_vaddr = 0;
+  int have_first = 0;
+  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) return;
+  ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+  for (int i = 0; i < eh->e_phnum; i++)
+    if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0 && !have_first) {
+      first_vaddr = ph[i].p_vaddr;
+      have_first = 1;
+    }
+  m->load_bias = (uintptr_t)eh - first_vaddr;
+  for (int i = 0; i < eh->e_phnum; i++) {
+    if (ph[i].p_type == PT_LOAD) {
+      uintptr_t s = m->load_bias + ph[i].p_vaddr, e = s + ph[i].p_memsz;
+      if (s < lo) lo = s;
+      if (e > hi) hi = e;
+    } else if (ph[i].p_type == PT_NOTE) {
+      const char *p = (const char *)(m->load_bias + ph[i].p_vaddr), *end = p + ph[i].p_memsz;
+      while (p + sizeof(ElfW(Nhdr)) <= end) {
+        const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+        const char *name = p + sizeof *n;
+        const char *desc = name + ((n->n_namesz + 3) & ~3u);
+        if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+            n->n_descsz <= sizeof m->build_id) {
+          memcpy(m->build_id, desc, n->n_descsz);
+          m->build_id_len = n->n_descsz;
+        }
+        p = desc + ((n->n_descsz + 3) & ~3u);
+      }
+    }
+  }
+  m->map_start = lo;
+  m->map_end = hi;
+}
+
+/* Finds the path of the mapping that contains addr in /proc/self/maps. */
+static void ct_module_find_path(struct ct_module *m, uintptr_t addr) {
+  static char maps[256 * 1024]; /* one registration at a time: see ct_module_for */
+  ssize_t n = ct_read_file("/proc/self/maps", maps, sizeof maps);
+  char *line = maps, *end = maps + (n > 0 ? n : 0);
+  while (line < end) {
+    char *nl = line;
+    uintptr_t lo = 0, hi = 0;
+    const char *p = line;
+    while (nl < end && *nl != '\n') nl++;
+    while (*p && *p != '-') lo = lo * 16 + (uintptr_t)(*p <= '9' ? *p - '0' : (*p | 32) - 'a' + 10), p++;
+    if (*p == '-') p++;
+    while (*p && *p != ' ') hi = hi * 16 + (uintptr_t)(*p <= '9' ? *p - '0' : (*p | 32) - 'a' + 10), p++;
+    if (addr >= lo && addr < hi) {
+      const char *path = p;
+      for (int field = 0; field < 4 && path < nl; field++) { /* perms offset dev inode */
+        while (path < nl && *path == ' ') path++;
+        while (path < nl && *path != ' ') path++;
+      }
+      while (path < nl && *path == ' ') path++;
+      if (path < nl && *path == '/') {
+        size_t len = (size_t)(nl - path);
+        if (len >= sizeof m->path) len = sizeof m->path - 1;
+        memcpy(m->path, path, len);
+        m->path[len] = 0;
+      }
+      return;
+    }
+    line = nl + 1;
+  }
+}
+
+static atomic_flag ct_module_lock = ATOMIC_FLAG_INIT;
+
+/* Returns the registry slot of a module, registering it on first use. any */
+struct ct_module *ct_module_for(struct ct_module_desc *desc) {
+  struct ct_module *m = __atomic_load_n((struct ct_module **)&desc->runtime, __ATOMIC_ACQUIRE);
+  uint32_t id;
+  if (m) return m;
+  /* A spin lock, not a mutex: registration is short and never blocks on anything else. A
+   * signal handler that interrupts a registration in the same thread must not spin on it, so
+   * that case falls through and registers without the lock (both results are valid). */
+  while (atomic_flag_test_and_set_explicit(&ct_module_lock, memory_order_acquire)) {
+    if (ct_self()->in_handler) break;
+  }
+  m = __atomic_load_n((struct ct_module **)&desc->runtime, __ATOMIC_ACQUIRE);
+  if (!m) {
+    id = atomic_fetch_add(&ct_module_count, 1);
+    if (id >= CT_MAX_MODULES) {
+      atomic_store(&ct_module_count, CT_MAX_MODULES);
+      atomic_flag_clear_explicit(&ct_module_lock, memory_order_release);
+      return NULL;
+    }
+    m = &ct_modules[id];
+    m->desc = desc;
+    m->id = id;
+    m->flags = CT_MOD_INSTRUMENTED;
+    m->load_ns = ct_monotonic_ns();
+    m->tab_start = desc->tab_start;
+    m->tab_stop = desc->tab_stop;
+    m->tab_addr = (uintptr_t)desc->tab_start;
+    if (desc->ehdr) ct_module_read_elf(m, desc->ehdr);
+    ct_module_find_path(m, (uintptr_t)desc);
+    if (ct_cfg.exe_path[0] && !strcmp(m->path, ct_cfg.exe_path)) m->flags |= CT_MOD_MAIN;
+    __atomic_store_n((struct ct_module **)&desc->runtime, m, __ATOMIC_RELEASE);
+    ct_event(CT_EV_MODULE_LOAD, id);
+  }
+  atomic_flag_clear_explicit(&ct_module_lock, memory_order_release);
+  return m;
+}
+
+CT_EXPORT void __crashtrail_register_module(struct ct_module_desc *desc) {
+  ct_ensure_init();
+  if (desc->abi_version != CT_ABI_VERSION) {
+    struct ct_msg msg = {{0}, 0};
+    ct_msg_str(&msg, "crashtrail: a module was built for runtime ABI ");
+    ct_msg_dec(&msg, desc->abi_version);
+    ct_msg_str(&msg, ", this runtime speaks ");
+    ct_msg_dec(&msg, CT_ABI_VERSION);
+    ct_msg_emit(&msg);
+  }
+  (void)ct_module_for(desc);
+}
+
+/* dlclose: keep the module's rings and a copy of its tables for later dumps. normal */
+CT_EXPORT void __crashtrail_unregister_module(struct ct_module_desc *desc) {
+  struct ct_module *m = desc->runtime;
+  if (!m) return;
+  ct_rings_module_unloaded(m);
+  if (m->tab_start && m->tab_stop > m->tab_start) {
+    size_t bytes = (size_t)((char *)m->tab_stop - (char *)m->tab_start);
+    void *copy = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (copy != MAP_FAILED) {
+      memcpy(copy, m->tab_start, bytes);
+      m->tab_start = copy;
+      m->tab_stop = (struct ct_table_entry *)((char *)copy + bytes);
+    } else {
+      m->tab_start = m->tab_stop = NULL;
+    }
+  }
+  m->unload_ns = ct_monotonic_ns();
+  m->flags |= CT_MOD_UNLOADED;
+  ct_event(CT_EV_MODULE_UNLOAD, m->id);
+  desc->runtime = NULL;
+}

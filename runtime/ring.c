@@ -1,0 +1,239 @@
+/*
+ * ring.c - per-thread, per-module circular buffers: the slow path behind the pass's inline
+ * ring writes, thread state, and stamp wraps.
+ *
+ * The hot path (emitted by the pass, see docs/design.md) is:
+ *     p = RING_POS;  if ((p & 4095) == 0) p = __crashtrail_ring_refill(&RING_POS, &MODULE);
+ *     p[0] = w0;  p[1] = acc;  RING_POS = p + 2;
+ * RING_POS is a zero-initialised TLS variable of the module, so a thread's first record in a
+ * module lands here, and so does every record that would start a new 4096-byte chunk.
+ *
+ * Invariants:
+ *  - A ring is CT_CHUNK_BYTES-aligned (it starts one page into its own mapping, after its
+ *    descriptor) and a whole number of chunks long, so the chunk test above also catches the
+ *    ring's end; the slow path then wraps to the start.
+ *  - Every chunk is zeroed and starts with a CT_TAG_CHUNK and a CT_TAG_CLOCK marker; the rest
+ *    of it is written in order, so its first zero slot ends its data.
+ *  - Ring memory is never unmapped: a dump may always read every ring in ct_ring_list. A ring
+ *    of an exited thread is reused only when more than CRASHTRAIL_KEEP_EXITED of them exist.
+ * Context: refill and stamp_wrap run in any context (instrumented code runs in signal
+ * handlers too): mmap, sigaltstack and clock_gettime only.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+CT_EXPORT __thread uint64_t __crashtrail_stamp = CT_REC_STAMPED;
+CT_EXPORT __thread uint64_t __crashtrail_now = 1;
+static __thread struct ct_thread ct_tls_thread;
+
+struct ct_ring *_Atomic ct_ring_list;
+static pthread_key_t ct_thread_key;
+static int ct_thread_key_ok;
+
+/* Where records go when no ring can be had (out of memory): one chunk, written over and over. */
+static _Alignas(CT_CHUNK_BYTES) uint64_t ct_sink[CT_CHUNK_BYTES / 8];
+
+struct ct_thread *ct_self(void) { return &ct_tls_thread; }
+
+void ct_thread_setup_altstack(struct ct_thread *t) {
+  stack_t old, ss;
+  size_t page = 4096;
+  char *mem;
+  if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE)) return; /* the program's */
+  mem = mmap(NULL, CT_ALTSTACK_BYTES + page, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mem == MAP_FAILED) return;
+  (void)mprotect(mem, page, PROT_NONE); /* guard: an overflowing handler faults, not corrupts */
+  ss.ss_sp = mem + page;
+  ss.ss_size = CT_ALTSTACK_BYTES;
+  ss.ss_flags = 0;
+  if (sigaltstack(&ss, NULL) != 0) {
+    munmap(mem, CT_ALTSTACK_BYTES + page);
+    return;
+  }
+  t->altstack = mem;
+}
+
+static struct ct_thread *ct_thread_get(void) {
+  struct ct_thread *t = &ct_tls_thread;
+  if (t->initialised) return t;
+  t->tid = ct_gettid();
+  t->initialised = 1;
+  ct_thread_setup_altstack(t);
+  if (ct_thread_key_ok) (void)pthread_setspecific(ct_thread_key, t);
+  ct_event(CT_EV_THREAD_START, 0);
+  return t;
+}
+
+/* Thread exit (key destructor, normal context): remember where each ring ended. */
+static void ct_thread_exit(void *arg) {
+  struct ct_thread *t = arg;
+  uint64_t now = ct_monotonic_ns();
+  for (struct ct_ring *r = t->rings; r; r = r->next_in_thread) {
+    atomic_store(&r->saved_pos, ct_ring_pos_of(r));
+    atomic_store(&r->exit_ns, now);
+    atomic_fetch_or(&r->flags, CT_THR_EXITED);
+  }
+  ct_event(CT_EV_THREAD_EXIT, 0);
+  if (t->altstack) {
+    stack_t ss = {.ss_flags = SS_DISABLE};
+    if (sigaltstack(&ss, NULL) == 0) munmap(t->altstack, CT_ALTSTACK_BYTES + 4096);
+    t->altstack = NULL;
+  }
+}
+
+void ct_thread_key_init(void) {
+  ct_thread_key_ok = pthread_key_create(&ct_thread_key, ct_thread_exit) == 0;
+}
+
+uint64_t ct_ring_pos_of(struct ct_ring *r) {
+  uint64_t *p;
+  if ((atomic_load(&r->flags) & (CT_THR_EXITED | CT_THR_PREFORK)) ||
+      (r->module->flags & CT_MOD_UNLOADED) || !r->pos_tls)
+    return atomic_load(&r->saved_pos);
+  p = *(uint64_t *volatile *)r->pos_tls;
+  if (p >= r->base && p <= r->base + r->size / 8) return (uint64_t)((char *)p - (char *)r->base);
+  return atomic_load(&r->saved_pos);
+}
+
+static int ct_thread_is_dead(pid_t tid) {
+  return syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH;
+}
+
+/* Takes over the oldest ring of a dead thread once more than keep_exited of them exist. */
+static struct ct_ring *ct_ring_reuse(struct ct_module *m) {
+  struct ct_ring *oldest = NULL;
+  size_t dead = 0;
+  for (struct ct_ring *r = atomic_load(&ct_ring_list); r; r = r->next) {
+    if (r->module != m || !(atomic_load(&r->flags) & CT_THR_EXITED)) continue;
+    if (!ct_thread_is_dead((pid_t)atomic_load(&r->tid))) continue;
+    dead++;
+    if (!oldest || atomic_load(&r->exit_ns) < atomic_load(&oldest->exit_ns)) oldest = r;
+  }
+  if (dead <= ct_cfg.keep_exited || !oldest) return NULL;
+  uint32_t f = atomic_load(&oldest->flags);
+  if (!(f & CT_THR_EXITED) || !atomic_compare_exchange_strong(&oldest->flags, &f, 0))
+    return NULL; /* another thread took it */
+  memset(oldest->base, 0, oldest->size);
+  oldest->generation = 0;
+  return oldest;
+}
+
+static struct ct_ring *ct_ring_acquire(struct ct_module *m, struct ct_thread *t,
+                                       uint64_t **pos_tls) {
+  struct ct_ring *r = ct_ring_reuse(m);
+  if (!r) {
+    size_t size = ct_cfg.ring_bytes ? ct_cfg.ring_bytes : 256 * 1024;
+    /* Pre-faulted: a record write must never take a page fault in production. */
+    char *mem = mmap(NULL, size + CT_CHUNK_BYTES, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (mem == MAP_FAILED) return NULL;
+    r = (struct ct_ring *)mem;
+    r->module = m;
+    r->base = (uint64_t *)(mem + CT_CHUNK_BYTES);
+    r->size = size;
+    r->pos_tls = pos_tls;
+    atomic_store(&r->tid, (uint32_t)t->tid);
+    struct ct_ring *head = atomic_load(&ct_ring_list);
+    do r->next = head;
+    while (!atomic_compare_exchange_weak(&ct_ring_list, &head, r));
+  }
+  r->pos_tls = pos_tls;
+  atomic_store(&r->saved_pos, 0);
+  atomic_store(&r->tid, (uint32_t)t->tid);
+  r->next_in_thread = t->rings;
+  t->rings = r;
+  return r;
+}
+
+static uint64_t ct_full_stamp(struct ct_thread *t) {
+  return t->stamp_hi << 16 | (__crashtrail_stamp >> CT_REC_TAG_SHIFT);
+}
+
+/* Starts a chunk at p (zeroed, with its two markers); returns the first free slot. */
+static uint64_t *ct_chunk_start(struct ct_ring *r, struct ct_thread *t, uint64_t *p) {
+  uint64_t now = ct_monotonic_ns();
+  memset(p, 0, CT_CHUNK_BYTES);
+  r->generation++;
+  p[0] = (uint64_t)CT_TAG_CHUNK << CT_REC_TAG_SHIFT | (r->generation & CT_REC_ADDR_MASK);
+  p[1] = ct_full_stamp(t);
+  p[2] = (uint64_t)CT_TAG_CLOCK << CT_REC_TAG_SHIFT | (uint32_t)t->tid;
+  p[3] = now;
+  __crashtrail_now = now >> CT_NOW_SHIFT;
+  atomic_store(&r->saved_pos, (uint64_t)((char *)(p + 4) - (char *)r->base));
+  return p + 2 * CT_CHUNK_HEADER_SLOTS;
+}
+
+CT_EXPORT uint64_t *__crashtrail_ring_refill(uint64_t **pos_tls, struct ct_module_desc *desc) {
+  struct ct_thread *t;
+  struct ct_module *m;
+  struct ct_ring *r;
+  uint64_t *p = *pos_tls;
+  ct_ensure_init();
+  t = ct_thread_get();
+  m = ct_module_for(desc);
+  if (!m) return ct_sink + 2 * CT_CHUNK_HEADER_SLOTS;
+  for (r = t->rings; r; r = r->next_in_thread)
+    if (r->module == m && r->pos_tls == pos_tls) break;
+  if (!r) {
+    r = ct_ring_acquire(m, t, pos_tls);
+    if (!r) return ct_sink + 2 * CT_CHUNK_HEADER_SLOTS;
+    p = r->base;
+  } else if (p < r->base || p >= r->base + r->size / 8) {
+    p = r->base; /* the end of the ring: wrap */
+  }
+  return ct_chunk_start(r, t, p);
+}
+
+/* Appends a two-word marker to a ring of the calling thread. any */
+static void ct_ring_put(struct ct_ring *r, uint64_t w0, uint64_t w1) {
+  uint64_t *p = *r->pos_tls;
+  if (((uintptr_t)p & (CT_CHUNK_BYTES - 1)) == 0)
+    p = __crashtrail_ring_refill(r->pos_tls, (struct ct_module_desc *)r->module->desc);
+  p[0] = w0;
+  p[1] = w1;
+  *r->pos_tls = p + 2;
+}
+
+/* The low 16 bits of the stamp just wrapped to 0: give every ring of this thread the full
+ * counter, so each stamp can be unwrapped against the nearest marker in its own ring. */
+CT_EXPORT void __crashtrail_stamp_wrap(void) {
+  struct ct_thread *t = ct_thread_get();
+  t->stamp_hi++;
+  for (struct ct_ring *r = t->rings; r; r = r->next_in_thread)
+    if (!(r->module->flags & CT_MOD_UNLOADED) && !(atomic_load(&r->flags) & CT_THR_EXITED))
+      ct_ring_put(r, (uint64_t)CT_TAG_SEQ << CT_REC_TAG_SHIFT, ct_full_stamp(t));
+}
+
+void ct_rings_module_unloaded(struct ct_module *m) {
+  for (struct ct_ring *r = atomic_load(&ct_ring_list); r; r = r->next)
+    if (r->module == m) atomic_store(&r->saved_pos, ct_ring_pos_of(r));
+}
+
+/* In the child of fork: only the forking thread lives on; the others' rings keep their
+ * pre-fork history and are marked so. normal */
+void ct_threads_after_fork(void) {
+  struct ct_thread *t = &ct_tls_thread;
+  pid_t old = t->tid;
+  t->tid = ct_gettid();
+  for (struct ct_ring *r = atomic_load(&ct_ring_list); r; r = r->next) {
+    if ((pid_t)atomic_load(&r->tid) == old && t->initialised) {
+      atomic_store(&r->tid, (uint32_t)t->tid);
+      continue;
+    }
+    if (!(atomic_load(&r->flags) & CT_THR_EXITED)) {
+      atomic_store(&r->saved_pos, ct_ring_pos_of(r));
+      atomic_fetch_or(&r->flags, CT_THR_PREFORK | CT_THR_EXITED);
+    } else {
+      atomic_fetch_or(&r->flags, CT_THR_PREFORK);
+    }
+  }
+  ct_event(CT_EV_FORK, 0);
+}

@@ -1,0 +1,141 @@
+/*
+ * rt_internal.h - what the runtime's files share with each other (never installed).
+ *
+ * Each function below says in which context it may run:
+ *   normal      ordinary program context (may allocate, lock, call libc freely)
+ *   any         also inside a signal handler, including the crash handler: only
+ *               async-signal-safe calls, no locks, no allocation
+ * The runtime itself is never instrumented (it is compiled without the plugin).
+ */
+#ifndef CT_RT_INTERNAL_H
+#define CT_RT_INTERNAL_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <ucontext.h>
+
+#include "crashtrail/abi.h"
+#include "crashtrail/dump_format.h"
+
+#define CT_HIDDEN __attribute__((visibility("hidden")))
+#define CT_EXPORT __attribute__((visibility("default")))
+
+#define CT_PATH_MAX 1024
+#define CT_MAX_MODULES 256
+#define CT_MAX_EVENTS 1024
+#define CT_ALTSTACK_BYTES (64 * 1024)
+
+/* ---- configuration (config.c) ---------------------------------------------------------------- */
+struct ct_config {
+  char dir[CT_PATH_MAX];          /* absolute dump directory */
+  char fallback_dir[CT_PATH_MAX]; /* used when dir cannot take the dump */
+  char exe_path[CT_PATH_MAX];     /* /proc/self/exe, resolved at start-up */
+  size_t ring_bytes;              /* per thread per module, multiple of CT_CHUNK_BYTES */
+  size_t stack_bytes;             /* crashing thread's stack slice; 0 = none */
+  size_t keep_exited;             /* exited threads' rings kept per module before reuse */
+  int enabled;                    /* dump on fatal signals */
+  int dump_signal;                /* on-demand dump signal, 0 = none */
+  int setid_blocked;              /* set-id process without CRASHTRAIL_ALLOW_SETID */
+};
+CT_HIDDEN extern struct ct_config ct_cfg;
+CT_HIDDEN void ct_config_load(void); /* normal */
+
+/* ---- async-signal-safe helpers (safe_io.c) -------------------------------------------------- */
+CT_HIDDEN uint64_t ct_monotonic_ns(void);              /* any */
+CT_HIDDEN pid_t ct_gettid(void);                       /* any */
+CT_HIDDEN size_t ct_strlen(const char *s);             /* any */
+CT_HIDDEN void ct_strlcpy(char *dst, const char *src, size_t cap); /* any */
+CT_HIDDEN int ct_write_all(int fd, const void *buf, size_t len);   /* any: 0 or -errno */
+CT_HIDDEN ssize_t ct_read_file(const char *path, char *buf, size_t cap); /* any */
+
+/* A fixed-size line builder for messages written with one write(2). */
+struct ct_msg {
+  char buf[768];
+  size_t len;
+};
+CT_HIDDEN void ct_msg_str(struct ct_msg *m, const char *s);      /* any */
+CT_HIDDEN void ct_msg_dec(struct ct_msg *m, int64_t v);          /* any */
+CT_HIDDEN void ct_msg_hex(struct ct_msg *m, uint64_t v);         /* any */
+CT_HIDDEN void ct_msg_emit(struct ct_msg *m);                    /* any: to stderr, + newline */
+CT_HIDDEN const char *ct_signal_name(int signo);                 /* any */
+CT_HIDDEN const char *ct_signal_code_name(int signo, int code);  /* any */
+
+/* ---- modules (modules.c) ---------------------------------------------------------------------- */
+struct ct_module {
+  const struct ct_module_desc *desc;
+  uint32_t id, flags;               /* CT_MOD_* */
+  uintptr_t load_bias, map_start, map_end;
+  uint64_t load_ns, unload_ns;
+  struct ct_table_entry *tab_start, *tab_stop; /* after unload: a copy owned by the runtime */
+  uintptr_t tab_addr;               /* where the tables lived in the module (for the metadata) */
+  uint32_t build_id_len;
+  uint8_t build_id[64];
+  char path[CT_PATH_MAX];
+};
+CT_HIDDEN extern struct ct_module ct_modules[CT_MAX_MODULES];
+CT_HIDDEN extern _Atomic uint32_t ct_module_count;
+CT_HIDDEN struct ct_module *ct_module_for(struct ct_module_desc *desc); /* any (registers once) */
+
+/* ---- threads and rings (ring.c) ------------------------------------------------------------- */
+struct ct_ring {
+  struct ct_ring *next;              /* global list, push-only */
+  struct ct_ring *next_in_thread;    /* the owning thread's rings */
+  struct ct_module *module;
+  uint64_t **pos_tls;                /* the owner's CT_SYM_RING_POS (valid while it lives) */
+  uint64_t *base;
+  size_t size;
+  uint64_t generation;               /* chunks started so far */
+  _Atomic uint64_t saved_pos;        /* byte offset of the next slot, kept at chunk starts */
+  _Atomic uint32_t tid;
+  _Atomic uint32_t flags;            /* CT_THR_EXITED, CT_THR_PREFORK */
+  _Atomic uint64_t exit_ns;
+};
+CT_HIDDEN extern struct ct_ring *_Atomic ct_ring_list;
+
+struct ct_thread {
+  pid_t tid;
+  int in_handler;                    /* recursion guard for the crash path */
+  uint64_t stamp_hi;                 /* full stamp = stamp_hi << 16 | low 16 bits */
+  struct ct_ring *rings;
+  void *altstack;
+  int initialised;
+};
+CT_HIDDEN struct ct_thread *ct_self(void);            /* any */
+CT_HIDDEN uint64_t ct_ring_pos_of(struct ct_ring *r); /* any: offset or CT_RING_POS_UNKNOWN */
+CT_HIDDEN void ct_thread_setup_altstack(struct ct_thread *t); /* any */
+CT_HIDDEN void ct_threads_after_fork(void);           /* normal (atfork child) */
+CT_HIDDEN void ct_rings_module_unloaded(struct ct_module *m); /* normal */
+CT_HIDDEN void ct_thread_key_init(void);              /* normal */
+
+/* ---- events (modules.c) -------------------------------------------------------------------- */
+CT_HIDDEN extern struct ct_ds_event ct_events[CT_MAX_EVENTS];
+CT_HIDDEN extern _Atomic uint32_t ct_event_count;
+CT_HIDDEN void ct_event(uint32_t kind, uint32_t module_id); /* any */
+
+/* ---- dumps (dump_writer.c) ------------------------------------------------------------------- */
+struct ct_dump_request {
+  int reason;                       /* CT_REASON_* */
+  const char *reason_text;
+  const siginfo_t *si;              /* NULL for on-demand dumps */
+  const ucontext_t *uc;             /* registers of the thread to describe, or NULL */
+  pid_t tid;                        /* that thread */
+};
+/* Writes a dump; 0 and the file's path in `path` on success, -1 after telling stderr why. any */
+CT_HIDDEN int ct_dump_write(const struct ct_dump_request *req, char *path, size_t cap);
+/* Serialises dumps: 1 if this thread may dump now, 0 if another dump is in progress. any */
+CT_HIDDEN int ct_dump_acquire(pid_t tid);
+CT_HIDDEN void ct_dump_release(void);
+CT_HIDDEN extern char ct_last_dump[CT_PATH_MAX];
+
+/* ---- signals (crash_handler.c, on_demand.c) --------------------------------------------------- */
+CT_HIDDEN void ct_install_crash_handlers(void); /* normal */
+CT_HIDDEN void ct_install_dump_signal(void);    /* normal */
+
+/* ---- start-up (init.c) ------------------------------------------------------------------------ */
+CT_HIDDEN void ct_ensure_init(void);            /* any: cheap after the first call */
+CT_HIDDEN extern _Atomic int ct_initialised;
+
+#endif

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""End-to-end test: build a program with crashtrail-cc, crash it, and check the timeline.
+
+The expected timeline is written in the program's own header, by hand, from its source:
+
+    crashtrail-e2e
+    signal: SIGSEGV                  the signal it must die of (or "exit: N" for no crash)
+    expect-O0: m1 m2 c1 ...          the crashed thread's steps, as //@markers in the source
+    expect-O2: ...
+    stack: f g main                  the stack's outermost functions, innermost first
+    stack-contains: main             a function the stack must contain
+    crashed-thread: NAME             the crashed thread's name
+    library: shape.c                 built as lib<shape>.so and linked to the program
+
+Checks: the exit status is the signal's (as without crashtrail) and stdout is identical to an
+uninstrumented build; exactly one dump is written; `crashtrail show --format=json` gives the
+exact expected steps (file and line, consecutive repeats merged), the last one marked as the
+crash; the text output renders; a program that does not crash writes no dump.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+
+def parse_header(path):
+    text = open(path).read()
+    spec = {}
+    for key in ("signal", "exit", "expect-O0", "expect-O2", "stack", "stack-contains",
+                "crashed-thread", "library"):
+        m = re.search(r"^\s*\*?\s*" + re.escape(key) + r":\s*(.+)$", text, re.M)
+        if m:
+            spec[key] = m.group(1).strip()
+    return spec
+
+
+def markers(paths):
+    """marker name -> (basename, line) for every //@name in the sources."""
+    out = {}
+    for p in paths:
+        for n, line in enumerate(open(p), 1):
+            for name in re.findall(r"//@(\w+)", line):
+                out[name] = (os.path.basename(p), n)
+    return out
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, **kw)
+
+
+def build(args, src, out, opt, instrumented, work):
+    """Builds the program (and its library); returns the path of the executable."""
+    spec = parse_header(src)
+    cc = os.path.join(args.build, "bin", "crashtrail-cc") if instrumented else args.clang
+    srcdir = os.path.dirname(src)
+    flags = ["-O" + opt[1:], "-pthread"]
+    if not instrumented:
+        flags.append("-gline-tables-only")
+    link = []
+    if "library" in spec:
+        lib = spec["library"]
+        name = "lib" + os.path.splitext(lib)[0] + ".so"
+        r = run([cc] + flags + ["-fPIC", "-shared", os.path.join(srcdir, lib), "-o",
+                                os.path.join(work, name)])
+        if r.returncode:
+            sys.exit("library build failed:\n" + r.stderr)
+        link = ["-L" + work, "-l" + os.path.splitext(lib)[0], "-Wl,-rpath," + work]
+    r = run([cc] + flags + [src, "-o", out] + link)
+    if r.returncode:
+        sys.exit("build failed:\n" + " ".join([cc] + flags + [src]) + "\n" + r.stderr)
+    return out
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check_steps(spec, opt, steps, marks, lib_module, exe_module):
+    want_names = spec["expect-" + opt].split()
+    want = [marks[n] for n in want_names]
+    got = [(os.path.basename(s["file"] or "?"), s["line"]) for s in steps]
+    if got != want:
+        rev = {v: k for k, v in marks.items()}
+        lines = ["steps differ (want | got):"]
+        for i in range(max(len(want), len(got))):
+            w = "%s:%d (%s)" % (want[i] + (want_names[i],)) if i < len(want) else "-"
+            g = "%s:%d (%s)" % (got[i] + (rev.get(got[i], "?"),)) if i < len(got) else "-"
+            lines.append("  %-34s %s %s" % (w, "|" if w.split(" ")[0] == g.split(" ")[0] else "X", g))
+        fail("\n".join(lines))
+    if not steps[-1].get("crash"):
+        fail("the last step is not marked as the crash")
+    for s in steps:
+        expect = lib_module if lib_module and os.path.basename(s["file"]) == spec.get("library") else exe_module
+        if s["module"] != expect:
+            fail("step %s:%d is in module %s, expected %s" % (s["file"], s["line"], s["module"], expect))
+
+
+def check_stack(spec, stack):
+    names = [f["function"] for f in stack if not f["inlined"]]
+    if "stack" in spec:
+        want = spec["stack"].split()
+        ours = [n for n in names if n in want or n == "main"]
+        if ours[:len(want)] != want:
+            fail("stack %s does not start with %s" % (names, want))
+    if "stack-contains" in spec and spec["stack-contains"] not in names:
+        fail("stack %s lacks %s" % (names, spec["stack-contains"]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--clang", default="clang-14")
+    ap.add_argument("--program", required=True)
+    ap.add_argument("--opt", choices=["O0", "O2"], required=True)
+    args = ap.parse_args()
+    spec = parse_header(args.program)
+    srcs = [args.program] + ([os.path.join(os.path.dirname(args.program), spec["library"])]
+                             if "library" in spec else [])
+    marks = markers(srcs)
+    work = tempfile.mkdtemp(prefix="ct-e2e-")
+    try:
+        plain_dir, dumps = os.path.join(work, "plain"), os.path.join(work, "dumps")
+        os.makedirs(plain_dir)
+        os.makedirs(dumps)
+        base = os.path.splitext(os.path.basename(args.program))[0]
+        if base == "main":
+            base = os.path.basename(os.path.dirname(args.program))
+        exe = build(args, args.program, os.path.join(work, base), args.opt, True, work)
+        plain = build(args, args.program, os.path.join(plain_dir, base), args.opt, False, plain_dir)
+        env = dict(os.environ, CRASHTRAIL_DIR=dumps)
+        r = run([exe], env=env, cwd=work)
+        p = run([plain], cwd=work)
+        if r.stdout != p.stdout:
+            fail("stdout differs with the plugin:\n%r\n%r" % (r.stdout, p.stdout))
+        if r.returncode != p.returncode:
+            fail("exit status %d with crashtrail, %d without" % (r.returncode, p.returncode))
+        theirs = [l for l in r.stderr.splitlines() if not l.startswith("crashtrail: ")]
+        if theirs != p.stderr.splitlines():
+            fail("stderr differs beyond crashtrail's line:\n%r\n%r" % (r.stderr, p.stderr))
+        files = os.listdir(dumps)
+        if "exit" in spec:
+            if r.returncode != int(spec["exit"]):
+                fail("exit status %d, expected %s" % (r.returncode, spec["exit"]))
+            if files:
+                fail("a program that did not crash wrote %s" % files)
+            print("ok: no crash, no dump, same output and status")
+            return
+        signo = getattr(signal, spec["signal"])
+        if r.returncode != -signo:
+            fail("exit status %d, expected death by %s\n%s" % (r.returncode, spec["signal"], r.stderr))
+        if len(files) != 1:
+            fail("expected one dump, found %s; stderr:\n%s" % (files, r.stderr))
+        dump = os.path.join(dumps, files[0])
+        if "dump written to " + dump not in r.stderr:
+            fail("stderr does not name the dump:\n" + r.stderr)
+        crashtrail = os.path.join(args.build, "bin", "crashtrail")
+        j = run([crashtrail, "show", "--format=json", dump])
+        if j.returncode:
+            fail("crashtrail show failed:\n" + j.stderr)
+        tl = json.loads(j.stdout)
+        if tl["format"] != "crashtrail-timeline" or tl["version"] != 1:
+            fail("wrong format header")
+        if tl["signal"]["name"] != spec["signal"]:
+            fail("signal %s, expected %s" % (tl["signal"]["name"], spec["signal"]))
+        crashed = [t for t in tl["threads"] if t["crashed"]]
+        if len(crashed) != 1 or crashed[0]["tid"] != tl["crashed_thread"]:
+            fail("crashed thread not named exactly once")
+        th = crashed[0]
+        if "crashed-thread" in spec and th["name"] != spec["crashed-thread"]:
+            fail("crashed thread is %r, expected %r" % (th["name"], spec["crashed-thread"]))
+        lib_module = "lib" + os.path.splitext(spec["library"])[0] + ".so" if "library" in spec else None
+        check_steps(spec, args.opt, th["steps"], marks, lib_module, os.path.basename(exe))
+        check_stack(spec, th["stack"])
+        t = run([crashtrail, "show", dump])
+        if t.returncode or "<== crash" not in t.stdout:
+            fail("text output:\n" + t.stdout + t.stderr)
+        print("ok: %d steps as expected, %s, stack %s" % (len(th["steps"]), spec["signal"],
+              " ".join(f["function"] for f in th["stack"][:4])))
+    finally:
+        if os.environ.get("CT_KEEP"):
+            print("kept " + work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
