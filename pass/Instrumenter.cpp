@@ -2,7 +2,7 @@
 //
 // The accumulator lives in an alloca while code is inserted and is promoted to SSA at the end
 // (mem2reg), so the register allocator keeps it in a register and the phis at joins come for
-// free. What is emitted, per logical block (see FunctionPlan.h):
+// free (except at -O0, see run()). What is emitted, per logical block (see FunctionPlan.h):
 //
 //   block start   site init       acc = (1 << SiteBits) | site     (entry, landing pad,
 //                                                                   invoke continuation)
@@ -199,19 +199,15 @@ struct Emitter {
       if (BP.TableEntry >= 0) emitTableUpdate(Cursor, BP);
     }
 
-    // Site inits for records that start after a call, an invoke or in a landing pad.
-    for (unsigned I = 0; I < P.Blocks.size(); ++I) {
-      BlockPlan &BP = P.Blocks[I];
-      if (BP.Term == CT_TERM_CALL && !BP.Succs.empty()) {
-        const BlockPlan &Cont = P.Blocks[BP.Succs[0].Block];
-        new StoreInst(c64(P.siteInit(Cont.Site)), Acc, BP.Call->getNextNode());
-      } else if (BP.Term == CT_TERM_INVOKE) {
-        for (const Successor &S : BP.Succs) {
-          const BlockPlan &Dest = P.Blocks[S.Block];
-          new StoreInst(c64(P.siteInit(Dest.Site)), Acc, &*Dest.BB->getFirstInsertionPt());
-        }
+    // Site inits for records that start in a landing pad. (After a call the next record's
+    // init is stored before the call, right after the flush: then, while the call runs, the
+    // frame's accumulator already says "nothing pending", which is what the post-mortem must
+    // read in a caller frame; the flushed value is dead.)
+    for (BlockPlan &BP : P.Blocks)
+      if (BP.Term == CT_TERM_INVOKE) {
+        const BlockPlan &Pad = P.Blocks[BP.Succs[1].Block];
+        new StoreInst(c64(P.siteInit(Pad.Site)), Acc, &*Pad.BB->getFirstInsertionPt());
       }
-    }
 
     // Block ends: two-way codes computed in the predecessor, and flushes.
     for (unsigned I = 0; I < P.Blocks.size(); ++I) {
@@ -225,10 +221,18 @@ struct Emitter {
       if (BP.Term == CT_TERM_CALL || BP.Term == CT_TERM_INVOKE || BP.Term == CT_TERM_RETURN ||
           BP.Term == CT_TERM_RESUME)
         emitFlush(End, BP.Stamped);
+      if ((BP.Term == CT_TERM_CALL || BP.Term == CT_TERM_INVOKE) && !BP.Succs.empty())
+        new StoreInst(c64(P.siteInit(P.Blocks[BP.Succs[0].Block].Site)), Acc, End);
     }
 
-    DominatorTree DT(F);
-    PromoteMemToReg({Acc}, DT);
+    // At -O0 (optnone) the accumulator stays in its stack slot: the fast register allocator's
+    // variable locations have gaps, while a dbg.declare'd slot is valid at every instruction,
+    // so the crashing frame's unfinished path can always be read back. Speed does not matter
+    // there; everywhere else the accumulator lives in a register.
+    if (!F.hasOptNone()) {
+      DominatorTree DT(F);
+      PromoteMemToReg({Acc}, DT);
+    }
   }
 };
 

@@ -66,8 +66,10 @@ struct Builder {
     for (CallBase *CB : Calls) {
       if (auto *II = dyn_cast<InvokeInst>(CB)) {
         BasicBlock *Normal = II->getNormalDest();
-        if (!Normal->getUniquePredecessor() || Normal == II->getUnwindDest())
+        if (!Normal->getUniquePredecessor() || Normal == II->getUnwindDest()) {
           Normal = SplitEdge(II->getParent(), Normal);
+          Normal->getTerminator()->setDebugLoc(DebugLoc()); // code of ours, no source line
+        }
         CallEnds[II->getParent()] = {II, Normal};
         AfterCall.insert(Normal);
         Landing.insert(II->getUnwindDest());
@@ -80,6 +82,8 @@ struct Builder {
         continue;
       }
       BasicBlock *Cont = CI->getParent()->splitBasicBlock(CI->getNextNode());
+      // The new branch belongs to the call's line, not to the next statement's.
+      CI->getParent()->getTerminator()->setDebugLoc(CI->getDebugLoc());
       CallEnds[CI->getParent()] = {CI, Cont};
       AfterCall.insert(Cont);
     }
@@ -98,7 +102,10 @@ struct Builder {
         if (S->isEHPad()) continue;
         CriticalEdgeSplittingOptions Opts;
         Opts.setMergeIdenticalEdges();
-        if (BasicBlock *N = SplitCriticalEdge(SI, I, Opts)) Done.insert(N);
+        if (BasicBlock *N = SplitCriticalEdge(SI, I, Opts)) {
+          N->getTerminator()->setDebugLoc(DebugLoc()); // code of ours, no source line
+          Done.insert(N);
+        }
       }
     }
   }
@@ -241,7 +248,7 @@ struct Builder {
   void collectLines(BlockPlan &B) {
     const DILocation *Last = nullptr;
     for (Instruction &I : *B.BB) {
-      if (isa<DbgInfoIntrinsic>(I)) continue;
+      if (isa<DbgInfoIntrinsic>(I) || isa<PHINode>(I)) continue; // neither runs as code of a line
       const DILocation *L = I.getDebugLoc().get();
       if (!L || L->getLine() == 0) continue;
       if (Last && Last->getLine() == L->getLine() && Last->getFile() == L->getFile() &&

@@ -114,8 +114,9 @@ int main(int argc, char **argv) {
     snprintf(lib, sizeof lib, "%s/../lib", bin);
     snprintf(inc, sizeof inc, "%s/../include", bin);
     snprintf(plugin, sizeof plugin, "-fplugin=%s/crashtrail-pass.so", lib);
-    if (access(plugin + 10, R_OK) != 0) {
-      fprintf(stderr, "crashtrail-cc: the plugin is missing: %s\n", plugin + 10);
+    const char *plugin_path = plugin + strlen("-fplugin=");
+    if (access(plugin_path, R_OK) != 0) {
+      fprintf(stderr, "crashtrail-cc: the plugin is missing: %s\n", plugin_path);
       return 1;
     }
     if (m.compiles) {

@@ -8,10 +8,8 @@
  */
 #include <stdio.h>
 
-/* Not static: keeps its arguments opaque to the optimiser. */
-int average(const int *v, int n, int count);
-
-int average(const int *v, int n, int count) {
+/* Not static and not inlined: keeps its arguments opaque to the optimiser. */
+__attribute__((noinline)) int average(const int *v, int n, int count) {
   int sum = 0;                                        //@a1
   for (int i = 0; i < n; i++)                         //@a2
     sum += v[i];                                      //@a3

@@ -4,9 +4,12 @@
  * signal: SIGSEGV
  * crashed-thread: worker
  * expect-O0: w0 w1 w2 w3 w2 w3 w2 w4 w5
- * expect-O2: w0 w2 w3 w2 w3 w2 w4 w5
+ * expect-O2: w0 w2 w3 w2 w3 w2 w5
+ * (At -O2 clang sinks w4's compare into the loop exit and gives it the location of the loop
+ * condition, w2: in the binary's own line table nothing runs on w4's line.)
  * stack: worker
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +22,7 @@ static void *worker(void *arg) {
   long sum = 0;                                       //@w1
   for (int i = 0; i < *(int *)arg; i++)               //@w2
     sum += i ^ stop;                                  //@w3
-  int *nowhere = sum == 1 ? (int *)arg : NULL;        //@w4
+  volatile int *nowhere = sum == 99 ? (int *)arg : NULL; //@w4
   return (void *)(long)*nowhere; }                    //@w5
 
 int main(int argc, char **argv) {
