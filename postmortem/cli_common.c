@@ -1,0 +1,44 @@
+/*
+ * cli_common.c - what the subcommands share: the --binary / --debug-dir options and loading a
+ * dump into a timeline.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int ct_find_option(struct ct_find_opts *o, int opt, const char *arg) {
+  if (opt == 1001) {
+    if (o->nbinaries == 64) return fprintf(stderr, "crashtrail: too many --binary\n"), -1;
+    o->binaries[o->nbinaries++] = arg;
+    return 1;
+  }
+  if (opt == 1002) {
+    if (o->ndebug_dirs == 64) return fprintf(stderr, "crashtrail: too many --debug-dir\n"), -1;
+    o->debug_dirs[o->ndebug_dirs++] = arg;
+    return 1;
+  }
+  return 0;
+}
+
+int ct_load(const char *dump, const struct ct_find_opts *o, struct ct_loaded *out) {
+  char err[1024];
+  struct ct_resolve_opts ro = {(const char **)o->binaries, o->nbinaries,
+                               (const char **)o->debug_dirs, o->ndebug_dirs};
+  memset(out, 0, sizeof *out);
+  if (ct_dump_load(dump, &out->dump, err, sizeof err) != 0 ||
+      ct_modules_resolve(out->dump, &ro, &out->mods, err, sizeof err) != 0 ||
+      ct_timeline_build(out->dump, out->mods, &out->timeline, err, sizeof err) != 0) {
+    fprintf(stderr, "crashtrail: %s\n", err);
+    ct_loaded_free(out);
+    return 1;
+  }
+  return 0;
+}
+
+void ct_loaded_free(struct ct_loaded *l) {
+  ct_timeline_free(l->timeline);
+  ct_modules_free(l->mods);
+  ct_dump_free(l->dump);
+  memset(l, 0, sizeof *l);
+}
