@@ -9,7 +9,7 @@
 //   1. buildPlan normalises the CFG and decides codes, sites and check points (PlanBuilder);
 //   2. the last/first tables (tables mode) get one entry per block that has source lines;
 //   3. instrumentFunction emits the accumulator and the flushes (Instrumenter);
-//   4. MetadataWriter records the plan in the non-allocated crashtrail_meta section.
+//   4. MetadataWriter records the plan in the non-allocated .debug_crashtrail section.
 // Runtime symbols: see RuntimeGlue.h and crashtrail/abi.h.
 //
 //===----------------------------------------------------------------------------------------===//
@@ -184,12 +184,19 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
   GlobalVariable *Table = nullptr;
   ArrayType *TableTy = nullptr;
   if (TableEntries) {
+    // Defined in assembly: LLVM puts a zero-initialised global with an explicit section into
+    // PROGBITS (file space); the tables must be NOBITS. The symbol is local to the object.
     Type *I64 = Type::getInt64Ty(Ctx);
     TableTy = ArrayType::get(StructType::get(I64, I64), TableEntries);
-    Table = new GlobalVariable(M, TableTy, false, GlobalValue::InternalLinkage,
-                               ConstantAggregateZero::get(TableTy), "__crashtrail_tab");
-    Table->setSection(CT_SECTION_TABLES);
-    Table->setAlignment(Align(64));
+    Table = new GlobalVariable(M, TableTy, false, GlobalValue::ExternalLinkage, nullptr,
+                               "__crashtrail_tab");
+    Table->setVisibility(GlobalValue::HiddenVisibility);
+    Table->setDSOLocal(true);
+    M.appendModuleInlineAsm(("\t.pushsection " CT_SECTION_TABLES ",\"aw\",@nobits\n"
+                             "\t.p2align 6\n" +
+                             Table->getName() + ":\n\t.zero " +
+                             std::to_string(uint64_t(TableEntries) * 16) + "\n\t.popsection\n")
+                                .str());
   }
   MetadataWriter Meta(M);
   bool AnyAccVar = false;

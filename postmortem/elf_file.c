@@ -16,14 +16,23 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 struct ct_sym {
   uint64_t start, size;
   const char *name;
 };
 
+struct ct_inflated { /* a SHF_COMPRESSED section, decompressed once */
+  const Elf64_Shdr *sh;
+  unsigned char *data;
+  size_t len;
+};
+
 struct ct_elf {
   char *path;
+  struct ct_inflated *inflated;
+  size_t ninflated;
   const uint8_t *map;
   size_t size;
   const Elf64_Ehdr *eh;
@@ -100,6 +109,8 @@ int ct_elf_open(const char *path, struct ct_elf **out, char *err, size_t errlen)
 void ct_elf_close(struct ct_elf *e) {
   if (!e) return;
   if (e->map) munmap((void *)e->map, e->size);
+  for (size_t i = 0; i < e->ninflated; i++) free(e->inflated[i].data);
+  free(e->inflated);
   free(e->syms);
   free(e->path);
   free(e);
@@ -119,10 +130,43 @@ static const Elf64_Shdr *find_section(const struct ct_elf *e, const char *name) 
   return NULL;
 }
 
+/* The contents of a zlib SHF_COMPRESSED section (ld --compress-debug-sections, objcopy), or
+ * NULL if it is corrupt or compressed otherwise. */
+static const void *inflate_section(struct ct_elf *e, const Elf64_Shdr *s, size_t *len) {
+  Elf64_Chdr ch;
+  for (size_t i = 0; i < e->ninflated; i++)
+    if (e->inflated[i].sh == s) return *len = e->inflated[i].len, e->inflated[i].data;
+  if (s->sh_size < sizeof ch) return NULL;
+  memcpy(&ch, e->map + s->sh_offset, sizeof ch);
+  if (ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_size > (1ull << 32)) return NULL;
+  uLongf out_len = (uLongf)ch.ch_size;
+  unsigned char *out = malloc(out_len ? out_len : 1);
+  struct ct_inflated *ni = realloc(e->inflated, (e->ninflated + 1) * sizeof *ni);
+  if (!out || !ni) {
+    free(out);
+    return NULL;
+  }
+  e->inflated = ni;
+  if (uncompress(out, &out_len, e->map + s->sh_offset + sizeof ch, s->sh_size - sizeof ch) != Z_OK ||
+      out_len != ch.ch_size) {
+    free(out);
+    return NULL;
+  }
+  e->inflated[e->ninflated++] = (struct ct_inflated){s, out, out_len};
+  *len = out_len;
+  return out;
+}
+
 const void *ct_elf_section(const struct ct_elf *e, const char *name, size_t *len) {
   const Elf64_Shdr *s = find_section(e, name);
+  size_t n;
   if (!s || s->sh_type == SHT_NOBITS || !s->sh_size || !in_file(e, s->sh_offset, s->sh_size))
     return NULL;
+  if (s->sh_flags & SHF_COMPRESSED) {
+    const void *p = inflate_section((struct ct_elf *)e, s, &n);
+    if (p && len) *len = n;
+    return p;
+  }
   if (len) *len = s->sh_size;
   return e->map + s->sh_offset;
 }
@@ -154,6 +198,8 @@ size_t ct_elf_build_id(const struct ct_elf *e, const uint8_t **id) {
   }
   return 0;
 }
+
+int ct_elf_is_object(const struct ct_elf *e) { return e->eh->e_type == ET_REL; }
 
 const char *ct_elf_debuglink(const struct ct_elf *e) {
   size_t len;

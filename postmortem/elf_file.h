@@ -21,6 +21,9 @@ const void *ct_elf_section(const struct ct_elf *e, const char *name, size_t *len
 /* The GNU build-id; returns its length (0 if none). */
 size_t ct_elf_build_id(const struct ct_elf *e, const uint8_t **id);
 
+/* 1 for a relocatable object (.o), whose addresses are not linked yet. */
+int ct_elf_is_object(const struct ct_elf *e);
+
 /* The file name in .gnu_debuglink, or NULL. */
 const char *ct_elf_debuglink(const struct ct_elf *e);
 

@@ -74,7 +74,7 @@ int ct_meta_print_file(const char *path, FILE *out) {
     ct_elf_close(e);
     return 1;
   }
-  if (ct_meta_load(sec, len, 1, &m, err, sizeof err) != 0) {
+  if (ct_meta_load(sec, len, ct_elf_is_object(e), &m, err, sizeof err) != 0) {
     fprintf(stderr, "crashtrail: %s: %s\n", path, err);
     ct_elf_close(e);
     return 1;

@@ -1,5 +1,5 @@
 /*
- * meta_reader.c - parse the crashtrail_meta section (unit format in crashtrail/abi.h).
+ * meta_reader.c - parse the .debug_crashtrail section (unit format in crashtrail/abi.h).
  *
  * Units are parsed one after another with a cursor bounded by the unit's own size, so a
  * corrupt unit cannot read into the next. Every index read from the data (string ids, block
@@ -202,7 +202,8 @@ static int read_unit(struct ct_meta *m, struct ct_cur *all, size_t *cap, int kee
     struct ct_mfunc *f = &m->funcs[m->nfuncs];
     memset(f, 0, sizeof *f);
     if (read_function(&u, &c, f) != 0) goto out;
-    if (keep || (f->addr != 0 && f->addr != UINT64_MAX)) m->nfuncs++; /* else discarded */
+    /* Linkers write 0, -1 or -2 (lld's tombstones) for discarded functions. */
+    if (keep || (f->addr != 0 && f->addr < UINT64_MAX - 1)) m->nfuncs++;
   }
   m->nunits++;
   rc = c.ok ? 0 : -1;

@@ -1,5 +1,5 @@
 /*
- * meta_reader.h - the decoding metadata of one module (the crashtrail_meta section), parsed.
+ * meta_reader.h - the decoding metadata of one module (the .debug_crashtrail section), parsed.
  *
  * One ct_meta per ELF module holds every unit of its section: functions (by link-time
  * address), their blocks, successor codes, sites and lines, and the inline frames lines refer
@@ -60,7 +60,7 @@ struct ct_meta {
   size_t nunits, ninline;
 };
 
-/* Parses a crashtrail_meta section. Returns 0 and *out, or -1 with a reason (a corrupt unit,
+/* Parses a .debug_crashtrail section. Returns 0 and *out, or -1 with a reason (a corrupt unit,
  * an unknown version). Functions the linker discarded (address 0 or ~0) are dropped unless
  * keep_unlinked (an object file, whose addresses are still relocations, has only zeros). */
 int ct_meta_load(const void *sec, size_t len, int keep_unlinked, struct ct_meta **out, char *err,

@@ -54,7 +54,9 @@
 #define CT_SYM_REGISTER_MODULE "__crashtrail_register_module"
 
 /* ---- sections ----------------------------------------------------------------------------- */
-#define CT_SECTION_META "crashtrail_meta" /* not allocated: decoding metadata */
+#define CT_SECTION_META ".debug_crashtrail" /* not allocated; a debug section, so linkers keep
+                                                * it under --gc-sections and objcopy
+                                                * --only-keep-debug moves it */
 #define CT_SECTION_TABLES "crashtrail_tab" /* allocated, zero: last/first-execution tables */
 
 /* ---- records ------------------------------------------------------------------------------ */

@@ -1,0 +1,13 @@
+; A musttail call must stay right before its ret: it is flushed before and has no continuation.
+; RUN: %opt -load-pass-plugin=%plugin -passes=crashtrail -S %s | FileCheck %s
+define i32 @callee(i32 %x) {
+  ret i32 %x
+}
+define i32 @caller(i32 %x) {
+  %r = musttail call i32 @callee(i32 %x)
+  ret i32 %r
+}
+; CHECK-LABEL: define i32 @caller(
+; CHECK: store {{.*}} @__crashtrail_ring_pos
+; CHECK-NEXT: musttail call i32 @callee
+; CHECK-NEXT: ret i32
