@@ -85,6 +85,14 @@ static void add_record(struct ct_timeline *t, struct ct_tl_thread *th, const str
   st = ct_walk_start(&w, f, r->acc);
   int first = 1;
   if (st == CT_WALK_BLOCK && w.site == 0) th->depth++; /* a new invocation */
+  if (st == CT_WALK_BLOCK && (f->flags & CT_FN_NO_DEBUG)) {
+    /* Built without line tables: the record still proves the function ran. */
+    struct ct_step s = {f->display, NULL, 0, 0, NULL, f, mod_index,
+                        (uint16_t)((w.site == 0 ? CT_STEP_ENTRY : 0) | (gap ? CT_STEP_GAP : 0)),
+                        th->depth > 0 ? (uint32_t)th->depth : 0, r->time_ns};
+    ct_tl_add_step(th, &s);
+    first = 0;
+  }
   while (st == CT_WALK_BLOCK) {
     const struct ct_mblock *b = &f->blocks[w.block];
     for (uint32_t i = 0; i < b->nlines; i++) {
