@@ -19,6 +19,7 @@ static const struct {
 } commands[] = {
     {"show", ct_cmd_show, "show DUMP          the timeline of a crash, as text or JSON"},
     {"meta", ct_cmd_meta, "meta FILE          the decoding metadata of an instrumented binary"},
+    {"report", ct_cmd_report, "report DUMP -o F   a self-contained HTML report of a crash"},
 };
 
 static void usage(FILE *out) {

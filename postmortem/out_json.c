@@ -21,60 +21,56 @@ void ct_format_time(int64_t sec, char *buf, size_t len) {
   strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int64_t ct_mono_to_unix_ns(const struct ct_dump *d, uint64_t mono_ns) {
-  int64_t now_unix = d->process.realtime_sec * 1000000000ll + d->process.realtime_nsec;
-  return now_unix - ((int64_t)d->process.monotonic_ns - (int64_t)mono_ns);
+int64_t ct_mono_to_unix_ns(const struct ct_crash_info *i, uint64_t mono_ns) {
+  return i->realtime_ns - ((int64_t)i->monotonic_ns - (int64_t)mono_ns);
 }
 
 static const char *module_name(const struct ct_timeline *t, int idx) {
-  return idx >= 0 && (size_t)idx < t->mods->n ? t->mods->mods[idx].name : NULL;
+  return idx >= 0 && (size_t)idx < t->nmodules ? t->modules[idx].name : NULL;
 }
 
-static void write_signal(struct jw *w, const struct ct_dump *d) {
+static void write_signal(struct jw *w, const struct ct_crash_info *i) {
   jw_key(w, "signal");
-  if (!d->has_signal) {
+  if (!i->has_signal) {
     jw_null(w);
     return;
   }
   jw_begin_object(w);
   jw_key(w, "number");
-  jw_int(w, d->signal.signo);
+  jw_int(w, i->signo);
   jw_key(w, "name");
-  jw_str(w, ct_signal_name(d->signal.signo));
+  jw_str(w, ct_signal_name(i->signo));
   jw_key(w, "code");
-  jw_str(w, ct_signal_code_name(d->signal.signo, d->signal.code));
+  jw_str(w, ct_signal_code_name(i->signo, i->code));
   jw_key(w, "fault_address");
-  jw_hex(w, d->signal.fault_addr);
-  if (d->signal.code <= 0) {
+  jw_hex(w, i->fault_addr);
+  if (i->code <= 0) {
     jw_key(w, "sender_pid");
-    jw_int(w, d->signal.sender_pid);
+    jw_int(w, i->sender_pid);
   }
   jw_end_object(w);
 }
 
-static void write_process(struct jw *w, const struct ct_dump *d) {
+static void write_process(struct jw *w, const struct ct_crash_info *i) {
   char when[64];
-  ct_format_time(d->process.realtime_sec, when, sizeof when);
+  ct_format_time(i->realtime_ns / 1000000000, when, sizeof when);
   jw_key(w, "process");
   jw_begin_object(w);
   jw_key(w, "pid");
-  jw_uint(w, d->process.pid);
+  jw_uint(w, i->pid);
   jw_key(w, "executable");
-  jw_str(w, d->exe);
+  jw_str(w, i->executable);
   jw_key(w, "time");
   jw_str(w, when);
   jw_key(w, "arguments");
   jw_begin_array(w);
-  for (size_t at = 0; at < d->cmdline_len;) {
-    jw_str(w, d->cmdline + at);
-    at += strlen(d->cmdline + at) + 1;
-  }
+  for (size_t k = 0; k < i->narguments; k++) jw_str(w, i->arguments[k]);
   jw_end_array(w);
   jw_key(w, "reason");
-  jw_str(w, d->process.reason == CT_REASON_SIGNAL ? "signal" : "request");
-  if (d->reason && d->reason[0]) {
+  jw_str(w, i->reason == CT_REASON_SIGNAL ? "signal" : "request");
+  if (i->message) {
     jw_key(w, "message");
-    jw_str(w, d->reason);
+    jw_str(w, i->message);
   }
   jw_end_object(w);
 }
@@ -118,7 +114,7 @@ static void write_step(struct jw *w, const struct ct_timeline *t, const struct c
   jw_uint(w, s->depth);
   if (s->time_ns) {
     jw_key(w, "time_ns");
-    jw_int(w, ct_mono_to_unix_ns(t->dump, s->time_ns));
+    jw_int(w, ct_mono_to_unix_ns(&t->info, s->time_ns));
   }
   static const struct { int flag; const char *name; } flags[] = {
       {CT_STEP_CRASH, "crash"}, {CT_STEP_UNCERTAIN, "uncertain"}, {CT_STEP_ENTRY, "entry"},
@@ -128,7 +124,7 @@ static void write_step(struct jw *w, const struct ct_timeline *t, const struct c
       jw_key(w, flags[i].name);
       jw_bool(w, 1);
     }
-  if (s->inl) write_inline_chain(w, s->inl, s->fn ? s->fn->display : NULL);
+  if (s->inl) write_inline_chain(w, s->inl, s->outer);
   jw_end_object(w);
 }
 
@@ -195,7 +191,7 @@ static void write_exec(struct jw *w, const struct ct_timeline *t, const char *ke
     jw_key(w, "line");
     jw_uint(w, e[i].line);
     jw_key(w, "time_ns");
-    jw_int(w, ct_mono_to_unix_ns(t->dump, e[i].time_ns));
+    jw_int(w, ct_mono_to_unix_ns(&t->info, e[i].time_ns));
     jw_end_object(w);
   }
   jw_end_array(w);
@@ -204,18 +200,20 @@ static void write_exec(struct jw *w, const struct ct_timeline *t, const char *ke
 static void write_modules(struct jw *w, const struct ct_timeline *t) {
   jw_key(w, "modules");
   jw_begin_array(w);
-  for (size_t i = 0; i < t->mods->n; i++) {
-    const struct ct_module *m = &t->mods->mods[i];
+  for (size_t i = 0; i < t->nmodules; i++) {
+    const struct ct_tl_module *m = &t->modules[i];
     if (!m->instrumented) continue;
     jw_begin_object(w);
     jw_key(w, "name");
     jw_str(w, m->name);
     jw_key(w, "path");
-    jw_str(w, m->recorded_path);
+    jw_str(w, m->path);
+    jw_key(w, "build_id");
+    jw_str(w, m->build_id);
     jw_key(w, "load_bias");
     jw_hex(w, m->bias);
     jw_key(w, "debug_file");
-    jw_str(w, m->debug_path);
+    jw_str(w, m->debug_file);
     jw_end_object(w);
   }
   jw_end_array(w);
@@ -223,15 +221,14 @@ static void write_modules(struct jw *w, const struct ct_timeline *t) {
 
 void ct_write_json(const struct ct_timeline *t, FILE *out) {
   struct jw w;
-  const struct ct_dump *d = t->dump;
   jw_init(&w, out, 0);
   jw_begin_object(&w);
   jw_key(&w, "format");
   jw_str(&w, "crashtrail-timeline");
   jw_key(&w, "version");
   jw_int(&w, 1);
-  write_signal(&w, d);
-  write_process(&w, d);
+  write_signal(&w, &t->info);
+  write_process(&w, &t->info);
   jw_key(&w, "crashed_thread");
   if (t->crashed >= 0) jw_uint(&w, t->threads[t->crashed].tid);
   else jw_null(&w);

@@ -20,7 +20,7 @@ struct style {
 };
 
 static const char *module_name(const struct ct_timeline *t, int idx) {
-  return idx >= 0 && (size_t)idx < t->mods->n ? t->mods->mods[idx].name : "?";
+  return idx >= 0 && (size_t)idx < t->nmodules ? t->modules[idx].name : "?";
 }
 
 static const char *short_path(const char *p) {
@@ -107,10 +107,10 @@ static void print_calls(FILE *out, const struct ct_timeline *t, const struct ct_
   fprintf(out, "\n%sCalls, oldest first:%s ", st->bold, st->reset);
   for (size_t i = 0; i < th->nsteps; i++) {
     const struct ct_step *s = &th->steps[i];
-    if (!(s->flags & CT_STEP_ENTRY) || !s->fn) continue;
-    if (s->fn->display == prev) continue;
-    if (shown++ < 60) fprintf(out, "%s%s", shown > 1 ? " > " : "", s->fn->display);
-    prev = s->fn->display;
+    if (!(s->flags & CT_STEP_ENTRY) || !s->outer) continue;
+    if (prev && !strcmp(s->outer, prev)) continue;
+    if (shown++ < 60) fprintf(out, "%s%s", shown > 1 ? " > " : "", s->outer);
+    prev = s->outer;
   }
   if (shown > 60) fprintf(out, " ... (%zu calls)", shown);
   fputc('\n', out);
@@ -126,21 +126,21 @@ static void print_calls(FILE *out, const struct ct_timeline *t, const struct ct_
 }
 
 static void print_header(FILE *out, const struct ct_timeline *t, const struct style *st) {
-  const struct ct_dump *d = t->dump;
+  const struct ct_crash_info *i = &t->info;
   char when[64];
-  ct_format_time(d->process.realtime_sec, when, sizeof when);
-  if (d->has_signal) {
-    fprintf(out, "%s%s%s (%s", st->bold, st->red, ct_signal_name(d->signal.signo),
-            ct_signal_code_name(d->signal.signo, d->signal.code));
-    if (d->signal.signo == SIGSEGV || d->signal.signo == SIGBUS)
-      fprintf(out, ", address 0x%llx", (unsigned long long)d->signal.fault_addr);
-    fprintf(out, ")%s in thread %u", st->reset, d->signal.tid);
+  ct_format_time(i->realtime_ns / 1000000000, when, sizeof when);
+  if (i->has_signal) {
+    fprintf(out, "%s%s%s (%s", st->bold, st->red, ct_signal_name(i->signo),
+            ct_signal_code_name(i->signo, i->code));
+    if (i->signo == SIGSEGV || i->signo == SIGBUS)
+      fprintf(out, ", address 0x%llx", (unsigned long long)i->fault_addr);
+    fprintf(out, ")%s", st->reset);
+    if (t->crashed >= 0) fprintf(out, " in thread %u", t->threads[t->crashed].tid);
   } else {
-    fprintf(out, "%sDump on request%s%s%s", st->bold, d->reason[0] ? " (" : "", d->reason,
-            d->reason[0] ? ")" : "");
-    fputs(st->reset, out);
+    fprintf(out, "%sDump on request%s%s%s%s", st->bold, i->message ? " (" : "",
+            i->message ? i->message : "", i->message ? ")" : "", st->reset);
   }
-  fprintf(out, " of %s, pid %u, at %s\n", d->exe, d->process.pid, when);
+  fprintf(out, " of %s, pid %u, at %s\n", i->executable, i->pid, when);
 }
 
 static void print_stack(FILE *out, const struct ct_timeline *t, const struct ct_tl_thread *th,

@@ -25,7 +25,7 @@ int ct_meta_print_file(const char *path, FILE *out);
 
 /* ISO 8601 UTC ("2026-11-22T05:00:00Z") of a dump's time. */
 void ct_format_time(int64_t sec, char *buf, size_t len);
-/* Monotonic nanoseconds of the dump converted to Unix nanoseconds. */
-int64_t ct_mono_to_unix_ns(const struct ct_dump *d, uint64_t mono_ns);
+/* A CLOCK_MONOTONIC time of the crashed process as Unix nanoseconds. */
+int64_t ct_mono_to_unix_ns(const struct ct_crash_info *i, uint64_t mono_ns);
 
 #endif

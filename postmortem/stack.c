@@ -147,11 +147,13 @@ static void mark_crash_line(struct ct_timeline *t, struct ct_tl_thread *th, stru
     last->flags |= CT_STEP_CRASH;
     return;
   }
-  struct ct_step s = {loc->function, ct_arena_strndup(&t->arena, loc->file, strlen(loc->file)),
-                      loc->line, loc->column, NULL, f,
-                      (uint16_t)(rf->mod ? rf->mod - t->mods->mods : 0),
-                      (uint16_t)(CT_STEP_CRASH | (certain ? 0 : CT_STEP_UNCERTAIN)),
-                      last ? last->depth : 0, last ? last->time_ns : 0};
+  struct ct_step s = {.function = loc->function ? loc->function : "??",
+                      .outer = f ? f->display : loc->function,
+                      .file = ct_arena_strndup(&t->arena, loc->file, strlen(loc->file)),
+                      .line = loc->line, .col = loc->column, .fn = f,
+                      .module = (uint16_t)(rf->mod ? rf->mod - t->mods->mods : 0),
+                      .flags = (uint16_t)(CT_STEP_CRASH | (certain ? 0 : CT_STEP_UNCERTAIN)),
+                      .depth = last ? last->depth : 0, .time_ns = last ? last->time_ns : 0};
   ct_tl_add_step(th, &s);
 }
 
@@ -198,9 +200,10 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     uint32_t nl = (long)b == hit_block ? (uint32_t)hit_line + 1 : mb->nlines;
     for (uint32_t l = 0; l < nl; l++) {
       const struct ct_mline *ml = &mb->lines[l];
-      struct ct_step s = {ml->inl ? ml->inl->function : f->display, ml->file, ml->line, ml->col,
-                          ml->inl, f, mod, CT_STEP_PENDING, th->depth > 0 ? (uint32_t)th->depth : 0,
-                          time};
+      struct ct_step s = {.function = ml->inl ? ml->inl->function : f->display,
+                          .outer = f->display, .file = ml->file, .line = ml->line, .col = ml->col,
+                          .inl = ml->inl, .fn = f, .module = mod, .flags = CT_STEP_PENDING,
+                          .depth = th->depth > 0 ? (uint32_t)th->depth : 0, .time_ns = time};
       if (b == 0 && l == 0 && w.site == 0) s.flags |= CT_STEP_ENTRY;
       ct_tl_add_step(th, &s);
     }

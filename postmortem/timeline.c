@@ -21,6 +21,7 @@
 
 #include "crashtrail/abi.h"
 #include "decoder.h"
+#include "elf_file.h"
 
 void ct_timeline_warn(struct ct_timeline *t, const char *fmt, ...) {
   char buf[512];
@@ -87,9 +88,10 @@ static void add_record(struct ct_timeline *t, struct ct_tl_thread *th, const str
   if (st == CT_WALK_BLOCK && w.site == 0) th->depth++; /* a new invocation */
   if (st == CT_WALK_BLOCK && (f->flags & CT_FN_NO_DEBUG)) {
     /* Built without line tables: the record still proves the function ran. */
-    struct ct_step s = {f->display, NULL, 0, 0, NULL, f, mod_index,
-                        (uint16_t)((w.site == 0 ? CT_STEP_ENTRY : 0) | (gap ? CT_STEP_GAP : 0)),
-                        th->depth > 0 ? (uint32_t)th->depth : 0, r->time_ns};
+    struct ct_step s = {.function = f->display, .outer = f->display, .fn = f,
+                        .module = mod_index,
+                        .flags = (uint16_t)((w.site == 0 ? CT_STEP_ENTRY : 0) | (gap ? CT_STEP_GAP : 0)),
+                        .depth = th->depth > 0 ? (uint32_t)th->depth : 0, .time_ns = r->time_ns};
     ct_tl_add_step(th, &s);
     first = 0;
   }
@@ -97,8 +99,10 @@ static void add_record(struct ct_timeline *t, struct ct_tl_thread *th, const str
     const struct ct_mblock *b = &f->blocks[w.block];
     for (uint32_t i = 0; i < b->nlines; i++) {
       const struct ct_mline *l = &b->lines[i];
-      struct ct_step s = {l->inl ? l->inl->function : f->display, l->file, l->line, l->col, l->inl,
-                          f, mod_index, 0, th->depth > 0 ? (uint32_t)th->depth : 0, r->time_ns};
+      struct ct_step s = {.function = l->inl ? l->inl->function : f->display, .outer = f->display,
+                          .file = l->file, .line = l->line, .col = l->col, .inl = l->inl, .fn = f,
+                          .module = mod_index, .depth = th->depth > 0 ? (uint32_t)th->depth : 0,
+                          .time_ns = r->time_ns};
       if (first && w.block == f->site_block[0] && w.site == 0) s.flags |= CT_STEP_ENTRY;
       if (first && gap) s.flags |= CT_STEP_GAP;
       first = 0;
@@ -184,6 +188,49 @@ static int add_thread(struct ct_timeline *t, uint32_t tid, uint32_t flags, const
   return (int)t->nthreads++;
 }
 
+static const char *keep(struct ct_timeline *t, const char *s) {
+  return s ? ct_arena_strndup(&t->arena, s, strlen(s)) : NULL;
+}
+
+/* The process, signal and modules, copied out of the dump so the timeline stands alone. */
+static int fill_info(struct ct_timeline *t, const struct ct_dump *d, const struct ct_modset *m) {
+  struct ct_crash_info *i = &t->info;
+  i->pid = d->process.pid;
+  i->reason = (int)d->process.reason;
+  i->executable = keep(t, d->exe);
+  i->message = d->reason && d->reason[0] ? keep(t, d->reason) : NULL;
+  i->realtime_ns = d->process.realtime_sec * 1000000000ll + d->process.realtime_nsec;
+  i->monotonic_ns = d->process.monotonic_ns;
+  for (size_t at = 0; at < d->cmdline_len; at += strlen(d->cmdline + at) + 1) i->narguments++;
+  i->arguments = ct_arena_alloc(&t->arena, (i->narguments + 1) * sizeof *i->arguments);
+  t->modules = ct_arena_alloc(&t->arena, (m->n + 1) * sizeof *t->modules);
+  if (!i->arguments || !t->modules) return -1;
+  for (size_t at = 0, k = 0; at < d->cmdline_len; at += strlen(d->cmdline + at) + 1)
+    i->arguments[k++] = keep(t, d->cmdline + at);
+  if ((i->has_signal = d->has_signal)) {
+    i->signo = d->signal.signo;
+    i->code = d->signal.code;
+    i->sender_pid = d->signal.sender_pid;
+    i->fault_addr = d->signal.fault_addr;
+  }
+  for (size_t k = 0; k < m->n; k++) {
+    const struct ct_module *mod = &m->mods[k];
+    struct ct_tl_module *tm = &t->modules[k];
+    const uint8_t *id;
+    char hex[140];
+    size_t n = mod->elf ? ct_elf_build_id(mod->elf, &id) : 0;
+    if (n) ct_hex(id, n > 64 ? 64 : n, hex);
+    tm->name = keep(t, mod->name);
+    tm->path = keep(t, mod->recorded_path);
+    tm->build_id = n ? keep(t, hex) : NULL;
+    tm->debug_file = keep(t, mod->debug_path);
+    tm->bias = mod->bias;
+    tm->instrumented = mod->instrumented;
+  }
+  t->nmodules = m->n;
+  return 0;
+}
+
 int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, struct ct_timeline **out,
                       char *err, size_t errlen) {
   struct ct_timeline *t = calloc(1, sizeof *t);
@@ -193,6 +240,7 @@ int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, struct ct_timeline
   t->dump = d;
   t->mods = m;
   t->crashed = -1;
+  if (fill_info(t, d, m) != 0) goto oom;
   /* The thread the dump is about goes first. */
   if (focus && add_thread(t, focus, d->has_signal ? CT_THR_CRASHED : 0, NULL) < 0) goto oom;
   for (size_t i = 0; i < d->nthreads; i++)

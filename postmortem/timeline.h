@@ -25,6 +25,7 @@ enum ct_step_flag {
 
 struct ct_step {
   const char *function;              /* innermost function (the inlined one, if inlined) */
+  const char *outer;                 /* the out-of-line function the step's code is in */
   const char *file;
   uint32_t line, col;
   const struct ct_inline_frame *inl; /* inline chain, NULL if not inlined */
@@ -61,9 +62,33 @@ struct ct_exec_entry {
   uint64_t time_ns;     /* CLOCK_MONOTONIC (table resolution: 65 us) */
 };
 
+/* What the dump says about the process and the signal (the same whether the timeline comes
+ * from a dump or from the crash store). */
+struct ct_crash_info {
+  uint32_t pid;
+  int reason;                   /* CT_REASON_* */
+  const char *executable, *message;
+  const char **arguments;
+  size_t narguments;
+  int64_t realtime_ns;          /* Unix time of the dump, ns */
+  uint64_t monotonic_ns;        /* CLOCK_MONOTONIC at the same moment (converts step times) */
+  int has_signal;
+  int signo, code, sender_pid;
+  uint64_t fault_addr;
+};
+
+struct ct_tl_module {
+  const char *name, *path, *build_id, *debug_file; /* build_id in hex */
+  uint64_t bias;
+  int instrumented;
+};
+
 struct ct_timeline {
-  struct ct_dump *dump;
-  struct ct_modset *mods;
+  struct ct_crash_info info;
+  struct ct_tl_module *modules; /* step and frame `module` fields index this */
+  size_t nmodules;
+  struct ct_dump *dump;         /* NULL when loaded from the store */
+  struct ct_modset *mods;       /* NULL when loaded from the store */
   struct ct_tl_thread *threads; /* the crashed (or dumping) thread first */
   size_t nthreads;
   int crashed;                  /* index of the crashed thread in threads, -1 if none */

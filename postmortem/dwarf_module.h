@@ -1,0 +1,154 @@
+/*
+ * dwarf_module.h - DWARF services for one ELF module of a crashed process.
+ *
+ * The post-mortem tool opens one struct ct_dwarf per loaded module (the
+ * binary as loaded plus, optionally, its separate debug file) and asks it
+ * to symbolize addresses, unwind one frame at a time with call-frame
+ * information, and read local variables of a frame.  Implemented on top
+ * of libdwarf (link with -ldwarf -lelf -lz).  x86-64 Linux only.
+ *
+ * Addresses: "link" addresses are those in the ELF file; "runtime"
+ * addresses are link + bias, where bias is the module's load bias.
+ *
+ * Thread safety: a struct ct_dwarf is not thread safe (indexes are built
+ * lazily); distinct handles may be used from distinct threads.
+ */
+#ifndef CRASHTRAIL_DWARF_MODULE_H
+#define CRASHTRAIL_DWARF_MODULE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Registers in DWARF x86-64 numbering: 0 rax 1 rdx 2 rcx 3 rbx 4 rsi 5 rdi
+ * 6 rbp 7 rsp, 8..15 r8..r15, 16 = return address / rip. */
+#define CT_DW_NREGS 17
+
+/* Set in ct_regs.flags by ct_dwarf_unwind_step when the frame it produced
+ * was interrupted by a signal (it was unwound through a signal-trampoline
+ * FDE): its r[16] is the interrupted pc, not a return address, so the
+ * caller must pass is_first=1 for the next step and look its line up at
+ * r[16] itself rather than r[16]-1. */
+#define CT_REGS_SIGNAL_FRAME 1u
+
+struct ct_regs {
+    uint64_t r[CT_DW_NREGS];
+    uint32_t valid; /* bit i set: r[i] is known */
+    uint32_t flags; /* CT_REGS_*; output of ct_dwarf_unwind_step, ignored on input */
+};
+
+/* Reads `len` bytes of the crashed process's memory at runtime address
+ * `addr`; returns 0 if all bytes are available, -1 otherwise.  Supplied by
+ * the caller (it serves the dumped stack slice). */
+typedef int (*ct_mem_read_fn)(void *ctx, uint64_t addr, void *out, size_t len);
+
+/* One ELF module's DWARF, from the binary and/or its separate debug file. */
+struct ct_dwarf;
+
+/* Opens `elf_path` (the module as loaded) and, if debug_path is not NULL,
+ * the separate debug file (from objcopy --only-keep-debug) which holds
+ * .debug_* when the binary was stripped.  Either may lack DWARF: a stripped
+ * libc.so.6 has only .eh_frame, which still serves unwinding.  CFI is read
+ * from the binary's .eh_frame, falling back to .debug_frame of either file;
+ * line/function/variable data from the debug file if it has .debug_info,
+ * else from the binary.  Both files are checked structurally (ELF headers,
+ * section table bounds) before libdwarf sees them.
+ * Returns 0 and *out, or -1 with a one-line reason in err (err may be NULL
+ * when errlen is 0).  Never crashes on a corrupt or truncated file. */
+int ct_dwarf_open(const char *elf_path, const char *debug_path,
+                  struct ct_dwarf **out, char *err, size_t errlen);
+
+/* Releases everything ct_dwarf_open and later lookups allocated; every
+ * string returned by the other functions dies with it.  NULL is a no-op. */
+void ct_dwarf_close(struct ct_dwarf *d);
+
+/* Source position of a link-time address (runtime pc minus the module's
+ * load bias), innermost first: frames[0] is the innermost inlined function
+ * (its own file/line/column at pc), each next entry is the function it was
+ * inlined into with the line/column of that inlined call site, and the last
+ * entry is the concrete (out-of-line) subprogram.  `function` is the
+ * demangled name when the linkage name can be demangled (__cxa_demangle is
+ * used if the final program links a C++ runtime), otherwise DW_AT_name
+ * (directly or via DW_AT_abstract_origin / DW_AT_specification), or NULL.
+ * Strings live as long as d.  Returns the number of frames filled (0 if the
+ * address has neither line info nor an enclosing function; when only the
+ * functions are known, frames[0] has file NULL and line 0). */
+struct ct_srcloc {
+    const char *function;
+    const char *file;
+    uint32_t line, column;
+};
+int ct_dwarf_lookup(struct ct_dwarf *d, uint64_t link_pc,
+                    struct ct_srcloc *frames, int max_frames);
+
+/* Function containing link_pc from DWARF (the innermost DW_TAG_subprogram
+ * whose ranges contain it, i.e. the out-of-line function, not an inlined
+ * one), or NULL.  The string lives as long as d. */
+const char *ct_dwarf_function_name(struct ct_dwarf *d, uint64_t link_pc);
+
+/* ELF symbol (.symtab of either file, else .dynsym) of type FUNC whose
+ * [st_value, st_value+st_size) contains link_pc, or NULL.  Serves frames in
+ * modules without DWARF (a stripped libc has .dynsym only).  *offset, if
+ * not NULL, receives link_pc - st_value.  The string lives as long as d. */
+const char *ct_dwarf_symbol_name(struct ct_dwarf *d, uint64_t link_pc,
+                                 uint64_t *offset);
+
+/* One unwinding step with call-frame information (.eh_frame, or
+ * .debug_frame if that is what exists).  `bias` = runtime address - link
+ * address of this module.  On entry regs describes the frame whose pc is
+ * regs->r[16] (runtime address); on success regs describes the caller
+ * (r[16] = return address, r[7] = CFA, callee-saved registers restored
+ * from memory through `read`, caller-saved ones marked unknown), and *cfa
+ * is the CFA of the frame that was unwound.  For frames other than the
+ * innermost the caller passes is_first=0 and the FDE is looked up at pc-1
+ * (the return address points after the call); for the innermost (faulting)
+ * frame, or one whose flags has CT_REGS_SIGNAL_FRAME, pass is_first=1.
+ * Returns 0 on success, -1 if there is no CFI for the pc, memory or a
+ * needed register is missing, or the return address is undefined (the
+ * outermost frame, e.g. _start).  regs is unchanged on failure.  A caller
+ * walking a whole stack must bound the number of steps itself. */
+int ct_dwarf_unwind_step(struct ct_dwarf *d, uint64_t bias, int is_first,
+                         struct ct_regs *regs, uint64_t *cfa,
+                         ct_mem_read_fn read, void *ctx);
+
+/* Value of the local variable or parameter `name` (e.g. the artificial
+ * "__crashtrail_path", a 64-bit unsigned) in the function containing
+ * link_pc, evaluated at link_pc from its DW_AT_location (single expression
+ * or location list: DWARF 4 .debug_loc and DWARF 5 .debug_loclists) or
+ * DW_AT_const_value.  The innermost scope wins: inlined functions and
+ * lexical blocks containing link_pc are searched before their parents.
+ * regs are the frame's registers (runtime values), cfa its CFA (for
+ * DW_OP_call_frame_cfa / frame base), bias as above; memory through read.
+ * For a caller frame pass link_pc = return address - 1 - bias.  Values
+ * wider than 8 bytes yield their first 8 bytes.
+ * Returns 0 and *value; 1 if the variable exists but its value is not
+ * available at this pc (optimized out, no location range covers pc, or it
+ * lives in a register / memory the dump does not have); -1 if there is no
+ * such variable, the expression needs DW_OP_entry_value or another
+ * unsupported operation, or on error. */
+int ct_dwarf_variable(struct ct_dwarf *d, uint64_t link_pc, const char *name,
+                      const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
+                      ct_mem_read_fn read, void *ctx, uint64_t *value);
+
+/* Evaluates the raw DWARF 5-encoded location expression expr[0..len) to a
+ * 64-bit value, as ct_dwarf_variable does for one location (no frame base:
+ * DW_OP_fbreg fails).  Exposed for tests and for tools that carry their
+ * own expressions.  d must have been opened with DWARF or CFI.  Returns
+ * 0/1/-1 with the same meaning as ct_dwarf_variable. */
+int ct_dwarf_eval_expr(struct ct_dwarf *d, const uint8_t *expr, size_t len,
+                       const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
+                       ct_mem_read_fn read, void *ctx, uint64_t *value);
+
+/* The most recent internal error of d (a libdwarf message or a
+ * corruption found while loading lazily), "" if none; for diagnostics:
+ * lookups that fail still just return 0/NULL.  Lives as long as d. */
+const char *ct_dwarf_last_error(const struct ct_dwarf *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CRASHTRAIL_DWARF_MODULE_H */
