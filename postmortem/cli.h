@@ -34,7 +34,14 @@ int ct_find_option(struct ct_find_opts *o, int opt, const char *arg);
 int ct_load(const char *dump, const struct ct_find_opts *o, struct ct_loaded *out);
 void ct_loaded_free(struct ct_loaded *l);
 
+/* Loads the timeline to show: from a dump, or (db != NULL) crash `id` of a store. */
+int ct_load_crash(const char *arg, const char *db, const struct ct_find_opts *o, struct ct_loaded *out);
+/* --db, else $CRASHTRAIL_DB, else ./crashtrail.db */
+const char *ct_default_db(const char *given);
+
 int ct_cmd_show(int argc, char **argv);
+int ct_cmd_ingest(int argc, char **argv);
+int ct_cmd_list(int argc, char **argv);
 int ct_cmd_meta(int argc, char **argv);
 int ct_cmd_report(int argc, char **argv);
 

@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "store.h"
+
+#include <stdlib.h>
 
 int ct_find_option(struct ct_find_opts *o, int opt, const char *arg) {
   if (opt == 1001) {
@@ -41,4 +44,25 @@ void ct_loaded_free(struct ct_loaded *l) {
   ct_modules_free(l->mods);
   ct_dump_free(l->dump);
   memset(l, 0, sizeof *l);
+}
+
+int ct_load_crash(const char *arg, const char *db, const struct ct_find_opts *o, struct ct_loaded *out) {
+  struct ct_store *store;
+  char err[1024], *end;
+  long long id;
+  if (!db) return ct_load(arg, o, out);
+  memset(out, 0, sizeof *out);
+  id = strtoll(arg, &end, 10);
+  if (*end || id <= 0) {
+    fprintf(stderr, "crashtrail: with --db, give a crash number (see crashtrail list --crashes)\n");
+    return 1;
+  }
+  if (ct_store_open(db, &store, err, sizeof err) != 0 ||
+      ct_store_load(store, id, &out->timeline, err, sizeof err) != 0) {
+    fprintf(stderr, "crashtrail: %s\n", err);
+    if (store) ct_store_close(store);
+    return 1;
+  }
+  ct_store_close(store);
+  return 0;
 }

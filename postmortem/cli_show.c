@@ -12,6 +12,7 @@
 
 static void show_usage(FILE *out) {
   fputs("usage: crashtrail show DUMP [options]\n"
+        "       crashtrail show --db FILE CRASH [options]   (a crash stored by ingest)\n"
         "  --format=text|json   text for people (default), json for tools\n"
         "  --binary PATH        the executable or library a module was loaded from, if it is\n"
         "                       not at the recorded path (matched by GNU build-id; repeatable)\n"
@@ -20,17 +21,18 @@ static void show_usage(FILE *out) {
         "  --all                print every loop iteration instead of folding repeats\n"
         "  --steps=N            print the last N steps per thread (default 400, 0 = all)\n"
         "  --threads            print threads that recorded nothing too\n"
-        "  --color=WHEN         auto (default), always or never\n",
+        "  --color=WHEN         auto (default), always or never\n"
+        "  --db FILE            read crash number CRASH from this store instead of a dump\n",
         out);
 }
 
 int ct_cmd_show(int argc, char **argv) {
   static const struct option longopts[] = {
       {"format", 1, 0, 'f'}, {"all", 0, 0, 'a'}, {"steps", 1, 0, 's'}, {"threads", 0, 0, 't'},
-      {"color", 1, 0, 'c'}, {"help", 0, 0, 'h'}, CT_FIND_OPTIONS, {0, 0, 0, 0}};
+      {"color", 1, 0, 'c'}, {"db", 1, 0, 'd'}, {"help", 0, 0, 'h'}, CT_FIND_OPTIONS, {0, 0, 0, 0}};
   struct ct_find_opts find = {0};
   struct ct_text_opts text = {0, 0, 0, 400};
-  const char *format = "text";
+  const char *format = "text", *db = NULL;
   int c, color = -1, rc;
   struct ct_loaded l;
   opterr = 0;
@@ -43,6 +45,7 @@ int ct_cmd_show(int argc, char **argv) {
     }
     switch (c) {
     case 'f': format = optarg; break;
+    case 'd': db = optarg; break;
     case 'a': text.unfold = 1; break;
     case 't': text.all_threads = 1; break;
     case 's':
@@ -69,7 +72,7 @@ int ct_cmd_show(int argc, char **argv) {
     return 2;
   }
   text.color = color >= 0 ? color : isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-  if (ct_load(argv[optind], &find, &l) != 0) return 1;
+  if (ct_load_crash(argv[optind], db, &find, &l) != 0) return 1;
   if (!strcmp(format, "json")) ct_write_json(l.timeline, stdout);
   else ct_write_text(l.timeline, stdout, &text);
   rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
