@@ -118,6 +118,16 @@ struct Emitter {
     TB.CreateStore(TB.CreateSelect(TB.CreateICmpEQ(First, c64(0)), Now, First), FirstPtr);
   }
 
+  // The independent per-block trace of -crashtrail-block-trace (tests only).
+  void emitBlockTrace(Instruction *Cursor, unsigned Block) {
+    Module &M = *P.F->getParent();
+    FunctionCallee Hook = M.getOrInsertFunction(
+        "__crashtrail_test_block", FunctionType::get(Type::getVoidTy(Ctx),
+                                                     {I64, Type::getInt32Ty(Ctx)}, false));
+    IRBuilder<> B(Cursor);
+    B.CreateCall(Hook, {B.CreatePtrToInt(P.Anchor, I64), B.getInt32(Block)});
+  }
+
   void addCodeAt(Instruction *Cursor, const Code &C) {
     IRBuilder<> B(Cursor);
     Value *A = B.CreateShl(loadAcc(B), c64(C.Length));
@@ -195,6 +205,7 @@ struct Emitter {
       if (StartIt != AtStart.end()) addCodeAt(Cursor, StartIt->second);
       auto PhiIt = ThroughPhis.find(BB);
       if (PhiIt != ThroughPhis.end()) addCodeThroughPhis(BB, Cursor, PhiIt->second);
+      if (O.BlockTrace) emitBlockTrace(Cursor, I);
       if (BP.Check) emitCheck(Cursor, BP);
       if (BP.TableEntry >= 0) emitTableUpdate(Cursor, BP);
     }
@@ -221,8 +232,14 @@ struct Emitter {
       if (BP.Term == CT_TERM_CALL || BP.Term == CT_TERM_INVOKE || BP.Term == CT_TERM_RETURN ||
           BP.Term == CT_TERM_RESUME)
         emitFlush(End, BP.Stamped);
-      if ((BP.Term == CT_TERM_CALL || BP.Term == CT_TERM_INVOKE) && !BP.Succs.empty())
-        new StoreInst(c64(P.siteInit(P.Blocks[BP.Succs[0].Block].Site)), Acc, End);
+      if ((BP.Term == CT_TERM_CALL || BP.Term == CT_TERM_INVOKE) && !BP.Succs.empty()) {
+        ConstantInt *Init = c64(P.siteInit(P.Blocks[BP.Succs[0].Block].Site));
+        new StoreInst(Init, Acc, End);
+        // A call that returns twice (setjmp) comes back through longjmp with whatever the
+        // accumulator held when longjmp was called: start the record again after it.
+        if (isa<CallInst>(End) && cast<CallInst>(End)->hasFnAttr(Attribute::ReturnsTwice))
+          new StoreInst(Init, Acc, End->getNextNode());
+      }
     }
 
     // At -O0 (optnone) the accumulator stays in its stack slot: the fast register allocator's

@@ -20,6 +20,11 @@ cl::list<std::string> ClAllow("crashtrail-allowlist",
 cl::list<std::string> ClIgnore("crashtrail-ignorelist",
                                cl::desc("Do not instrument functions/files named in this "
                                         "special case list (fun:, src: entries)"));
+cl::opt<bool> ClBlockTrace("crashtrail-block-trace",
+                           cl::desc("Testing: also call __crashtrail_test_block(function, block) at "
+                                    "the start of every block, an independent trace to check the "
+                                    "path encoding against"),
+                           cl::init(false), cl::Hidden);
 cl::opt<bool> ClAccVar("crashtrail-acc-var",
                        cl::desc("Describe the path accumulator to DWARF so the crashing "
                                 "frame's unfinished path can be recovered"),
@@ -45,6 +50,7 @@ Options &currentOptions() {
     O.AllowLists.insert(O.AllowLists.end(), ClAllow.begin(), ClAllow.end());
     O.IgnoreLists.insert(O.IgnoreLists.end(), ClIgnore.begin(), ClIgnore.end());
     O.DescribeAccumulator = ClAccVar;
+    O.BlockTrace = ClBlockTrace;
   }
   return O;
 }

@@ -64,8 +64,11 @@ int ct_cmd_show(int argc, char **argv) {
       return 2;
     }
   }
-  if (strcmp(format, "text") && strcmp(format, "json"))
+  if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "blocks"))
     return fprintf(stderr, "crashtrail: unknown format '%s' (text or json)\n", format), 2;
+  find.keep_blocks = !strcmp(format, "blocks");
+  if (find.keep_blocks && db)
+    return fprintf(stderr, "crashtrail: --format=blocks needs the dump, not the store\n"), 2;
   if (optind != argc - 1) {
     fprintf(stderr, "crashtrail: show needs exactly one dump file\n");
     show_usage(stderr);
@@ -74,6 +77,7 @@ int ct_cmd_show(int argc, char **argv) {
   text.color = color >= 0 ? color : isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
   if (ct_load_crash(argv[optind], db, &find, &l) != 0) return 1;
   if (!strcmp(format, "json")) ct_write_json(l.timeline, stdout);
+  else if (!strcmp(format, "blocks")) ct_write_blocks(l.timeline, stdout);
   else ct_write_text(l.timeline, stdout, &text);
   rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
   if (rc) fprintf(stderr, "crashtrail: cannot write the output\n");

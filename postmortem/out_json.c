@@ -248,3 +248,4 @@ void ct_write_json(const struct ct_timeline *t, FILE *out) {
   jw_end_object(&w);
   fputc('\n', out);
 }
+

@@ -11,6 +11,10 @@
 
 void ct_write_json(const struct ct_timeline *t, FILE *out);
 
+/* Every decoded block, one per line ("MODULE 0xFUNCTION BLOCK"), per thread ("thread TID");
+ * a testing aid: the timeline must have been built with keep_blocks. */
+void ct_write_blocks(const struct ct_timeline *t, FILE *out);
+
 struct ct_text_opts {
   int color;      /* ANSI colours */
   int unfold;     /* show every loop iteration instead of folding repeats */

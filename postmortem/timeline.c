@@ -71,6 +71,18 @@ static int seg_cmp(const void *a, const void *b) {
   return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
+static void log_block(struct ct_tl_thread *th, const struct ct_mfunc *f, uint32_t block,
+                      uint16_t module) {
+  if (th->nblocks == th->blocks_cap) {
+    size_t cap = th->blocks_cap ? th->blocks_cap * 2 : 1024;
+    struct ct_block_ref *nb = realloc(th->blocks, cap * sizeof *nb);
+    if (!nb) return;
+    th->blocks = nb;
+    th->blocks_cap = cap;
+  }
+  th->blocks[th->nblocks++] = (struct ct_block_ref){f->addr, block, module};
+}
+
 /* Appends the steps of one record. */
 static void add_record(struct ct_timeline *t, struct ct_tl_thread *th, const struct ct_rec *r,
                        struct ct_module *m, uint16_t mod_index, int gap) {
@@ -97,6 +109,7 @@ static void add_record(struct ct_timeline *t, struct ct_tl_thread *th, const str
   }
   while (st == CT_WALK_BLOCK) {
     const struct ct_mblock *b = &f->blocks[w.block];
+    if (t->keep_blocks) log_block(th, f, w.block, mod_index);
     for (uint32_t i = 0; i < b->nlines; i++) {
       const struct ct_mline *l = &b->lines[i];
       struct ct_step s = {.function = l->inl ? l->inl->function : f->display, .outer = f->display,
@@ -231,8 +244,8 @@ static int fill_info(struct ct_timeline *t, const struct ct_dump *d, const struc
   return 0;
 }
 
-int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, struct ct_timeline **out,
-                      char *err, size_t errlen) {
+int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks,
+                      struct ct_timeline **out, char *err, size_t errlen) {
   struct ct_timeline *t = calloc(1, sizeof *t);
   uint32_t focus = d->has_signal ? d->signal.tid : d->has_regs ? d->regs.tid : 0;
   *out = NULL;
@@ -240,6 +253,7 @@ int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, struct ct_timeline
   t->dump = d;
   t->mods = m;
   t->crashed = -1;
+  t->keep_blocks = keep_blocks;
   if (fill_info(t, d, m) != 0) goto oom;
   /* The thread the dump is about goes first. */
   if (focus && add_thread(t, focus, d->has_signal ? CT_THR_CRASHED : 0, NULL) < 0) goto oom;
@@ -273,6 +287,7 @@ void ct_timeline_free(struct ct_timeline *t) {
   for (size_t i = 0; i < t->nthreads; i++) {
     free(t->threads[i].steps);
     free(t->threads[i].stack);
+    free(t->threads[i].blocks);
   }
   free(t->threads);
   free(t->last_exec);

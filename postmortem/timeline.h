@@ -43,8 +43,17 @@ struct ct_frame {
   int inlined;       /* an inlined call inside the next (outer) frame */
 };
 
+/* A decoded block, for --format=blocks (testing the encoding against an independent trace). */
+struct ct_block_ref {
+  uint64_t fn;       /* the function's link-time address */
+  uint32_t block;
+  uint16_t module;
+};
+
 struct ct_tl_thread {
   uint32_t tid, flags;  /* CT_THR_* */
+  struct ct_block_ref *blocks; /* only when built with keep_blocks */
+  size_t nblocks, blocks_cap;
   char name[17];
   struct ct_step *steps;
   size_t nsteps, cap;
@@ -97,14 +106,15 @@ struct ct_timeline {
   char **warnings;
   size_t nwarnings;
   int pending_recovered;        /* the crashing frame's unfinished path was read from DWARF */
+  int keep_blocks;              /* also record every decoded block (ct_tl_thread.blocks) */
   struct ct_arena arena;
 };
 
 /* Builds the timeline of a dump whose modules are resolved. Returns 0, or -1 (out of memory)
  * with a reason in err. Problems that only degrade it (a corrupt record, no DWARF for a
  * frame) become warnings. */
-int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, struct ct_timeline **out,
-                      char *err, size_t errlen);
+int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks,
+                      struct ct_timeline **out, char *err, size_t errlen);
 void ct_timeline_free(struct ct_timeline *t);
 void ct_timeline_warn(struct ct_timeline *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -1,0 +1,101 @@
+/*
+ * dumpcheck.c - prints the raw structure of a crashtrail dump as one line of JSON, for the
+ * runtime tests: what `crashtrail show` does not show (every thread section with its flags,
+ * every ring with its owner and record count, the module list, the event log).
+ *
+ *   ct-dumpcheck DUMP
+ *   {"ok":true,"pid":..,"reason":1,"reason_text":"..","signal":{..}|null,
+ *    "threads":[{"tid":..,"flags":..,"name":".."}],
+ *    "rings":[{"module":..,"tid":..,"flags":..,"size":..,"pos":..,"records":..}],
+ *    "modules":[{"id":..,"flags":..,"path":"..","build_id_len":..}],
+ *    "events":[{"kind":..,"tid":..,"module":..}], "has_regs":..,"stack_bytes":..}
+ *   {"ok":false,"error":".."}   (exit status 1) when the reader refuses the file.
+ *
+ * "records" counts the ring's path records: slots that are neither empty nor markers.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "crashtrail/abi.h"
+#include "dump_reader.h"
+
+static void put_str(const char *s) {
+  putchar('"');
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') printf("\\%c", c);
+    else if (c < 0x20 || c >= 0x7f) printf("\\u%04x", c);
+    else putchar(c);
+  }
+  putchar('"');
+}
+
+static unsigned long ring_records(const struct ct_dump_ring *r) {
+  unsigned long n = 0;
+  for (uint64_t off = 0; off + CT_RECORD_BYTES <= r->hdr.size; off += CT_RECORD_BYTES) {
+    uint64_t w0;
+    memcpy(&w0, r->data + off, sizeof w0);
+    if (w0 == 0) continue;
+    if (!(w0 & CT_REC_STAMPED) && (w0 >> CT_REC_TAG_SHIFT) != 0) continue; /* a marker */
+    n++;
+  }
+  return n;
+}
+
+int main(int argc, char **argv) {
+  struct ct_dump *d;
+  char err[512];
+  if (argc != 2) {
+    fprintf(stderr, "usage: ct-dumpcheck DUMP\n");
+    return 2;
+  }
+  if (ct_dump_load(argv[1], &d, err, sizeof err) != 0) {
+    printf("{\"ok\":false,\"error\":");
+    put_str(err);
+    printf("}\n");
+    return 1;
+  }
+  printf("{\"ok\":true,\"pid\":%u,\"ppid\":%u,\"reason\":%u,\"reason_text\":", d->process.pid,
+         d->process.ppid, d->process.reason);
+  put_str(d->reason);
+  if (d->has_signal)
+    printf(",\"signal\":{\"signo\":%d,\"code\":%d,\"tid\":%u,\"addr\":%llu}", d->signal.signo,
+           d->signal.code, d->signal.tid, (unsigned long long)d->signal.fault_addr);
+  else
+    printf(",\"signal\":null");
+  printf(",\"has_regs\":%d,\"regs_tid\":%u,\"stack_bytes\":%zu", d->has_regs, d->regs.tid,
+         d->has_stack ? d->stack_len : 0);
+  printf(",\"threads\":[");
+  for (size_t i = 0; i < d->nthreads; i++) {
+    char name[17];
+    memcpy(name, d->threads[i].name, 16);
+    name[16] = 0;
+    printf("%s{\"tid\":%u,\"flags\":%u,\"name\":", i ? "," : "", d->threads[i].tid,
+           d->threads[i].flags);
+    put_str(name);
+    printf("}");
+  }
+  printf("],\"rings\":[");
+  for (size_t i = 0; i < d->nrings; i++) {
+    const struct ct_dump_ring *r = &d->rings[i];
+    printf("%s{\"module\":%u,\"tid\":%u,\"flags\":%u,\"size\":%llu,\"pos\":%lld,\"records\":%lu}",
+           i ? "," : "", r->hdr.module_id, r->hdr.tid, r->hdr.flags,
+           (unsigned long long)r->hdr.size,
+           r->hdr.pos == CT_RING_POS_UNKNOWN ? -1LL : (long long)r->hdr.pos, ring_records(r));
+  }
+  printf("],\"modules\":[");
+  for (size_t i = 0; i < d->nmodules; i++) {
+    const struct ct_dump_module *m = &d->modules[i];
+    printf("%s{\"id\":%u,\"flags\":%u,\"build_id_len\":%u,\"path\":", i ? "," : "", m->hdr.id,
+           m->hdr.flags, m->hdr.build_id_len);
+    put_str(m->path);
+    printf("}");
+  }
+  printf("],\"events\":[");
+  for (size_t i = 0; i < d->nevents; i++)
+    printf("%s{\"kind\":%u,\"tid\":%u,\"module\":%u}", i ? "," : "", d->events[i].kind,
+           d->events[i].tid, d->events[i].module_id);
+  printf("]}\n");
+  ct_dump_free(d);
+  return 0;
+}

@@ -1,0 +1,103 @@
+/*
+ * nested.c - a second fault while the crash dump is being written. argv[1]:
+ *
+ *   corrupt  a worker corrupts its own ring's descriptor (the runtime state the dump writer
+ *            walks; corrupt_ring() in nested_corrupt.c), then the main thread divides by
+ *            zero: the dump writer faults on the corrupted descriptor
+ *   kill     the main thread aborts; with a huge ring the dump takes a while, and a watcher
+ *            thread sends SIGSEGV to the main thread as soon as the dump file appears
+ *
+ * Either way the process must die of the original signal (SIGFPE, SIGABRT), quickly. And two
+ * cases where a crash meets an on-demand dump:
+ *
+ *   ondemand the ring is corrupted as above, then the main thread calls crashtrail_dump(): the
+ *            writer faults in the thread that holds the dump; death by SIGSEGV, no wait
+ *   busy     a worker calls crashtrail_dump() (slow with a huge ring); the main thread faults
+ *            as soon as the file appears: its crash dump follows the requested one
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+int corrupt_ring(void); /* nested_corrupt.c, built without crashtrail */
+int crashtrail_dump(const char *reason) __attribute__((weak));
+
+static volatile int sink;
+static pthread_barrier_t corrupted;
+static pid_t main_tid;
+
+__attribute__((noinline)) static int step(int i) { return i * 9 + 2; }
+
+static void *corrupter(void *arg) {
+  for (int i = 0; i < 3; i++) sink += step(i);
+  if (corrupt_ring() != 0) {
+    fprintf(stderr, "could not find the ring\n");
+    exit(4);
+  }
+  pthread_barrier_wait(&corrupted);
+  for (;;) pause(); /* never record again: this thread's ring state is broken */
+  return arg;
+}
+
+static int dir_has_dump(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int found = 0;
+  if (!d) return 0;
+  while (!found && (e = readdir(d))) found = !strncmp(e->d_name, "crashtrail-", 11);
+  closedir(d);
+  return found;
+}
+
+static void wait_for_dump_file(const char *dir) {
+  struct timespec tick = {0, 200000};
+  for (int i = 0; i < 100000 && !dir_has_dump(dir); i++) nanosleep(&tick, NULL);
+}
+
+static void *watcher(void *arg) {
+  wait_for_dump_file(arg);
+  syscall(SYS_tgkill, getpid(), main_tid, SIGSEGV);
+  return NULL;
+}
+
+static void *requester(void *arg) {
+  for (int i = 0; i < 3; i++) sink += step(i);
+  if (crashtrail_dump) crashtrail_dump("busy");
+  return arg;
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "corrupt";
+  const char *dir = getenv("CRASHTRAIL_DIR");
+  pthread_t t;
+  for (int i = 0; i < 5; i++) sink += step(i);
+  main_tid = (pid_t)syscall(SYS_gettid);
+  if (!dir) return 2;
+  if (!strcmp(mode, "corrupt") || !strcmp(mode, "ondemand")) {
+    pthread_barrier_init(&corrupted, NULL, 2);
+    pthread_create(&t, NULL, corrupter, NULL);
+    pthread_barrier_wait(&corrupted);
+    if (!strcmp(mode, "ondemand")) {
+      if (crashtrail_dump) crashtrail_dump("corrupted");
+      return 3;
+    }
+    volatile int zero = 0, num = 7;
+    sink = num / zero;
+  } else if (!strcmp(mode, "kill")) {
+    pthread_create(&t, NULL, watcher, (void *)dir);
+    abort();
+  } else if (!strcmp(mode, "busy")) {
+    pthread_create(&t, NULL, requester, NULL);
+    wait_for_dump_file(dir);
+    *(volatile int *)(uintptr_t)48 = 1;
+  }
+  return 1;
+}

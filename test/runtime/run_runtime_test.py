@@ -1,0 +1,805 @@
+#!/usr/bin/env python3
+"""The runtime's crash matrix (issue 4; docs/runtime.md): one ctest test per case.
+
+    run_runtime_test.py --build BUILD --clang CLANG --case NAME
+
+Each case builds small programs from programs/ with crashtrail-cc (and, to compare, with plain
+clang), runs them in a scratch directory with a timeout, and checks two things:
+
+  how the process ended, as the shell sees it: the raw wait status, so the signal AND the
+      core-dump flag (RLIMIT_CORE is raised, so the flag means something) are compared with
+      the same program built without crashtrail;
+  the dump read back: how many there are, and what `crashtrail show --format=json` and
+      ct-dumpcheck (the raw sections: thread flags, rings, modules, events) find in them.
+
+Exit status: 0 pass, 1 fail (one "FAIL:" line says why), 77 skipped (ctest SKIP_RETURN_CODE).
+CT_KEEP=1 keeps the scratch directory.
+"""
+import argparse
+import glob
+import json
+import os
+import pwd
+import re
+import resource
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "programs")
+SKIP = 77
+
+# dump_format.h
+REASON_SIGNAL, REASON_REQUEST = 1, 2
+THR_CRASHED, THR_EXITED, THR_PREFORK, THR_DUMPING = 1, 2, 4, 8
+MOD_INSTRUMENTED, MOD_UNLOADED, MOD_MAIN = 1, 2, 4
+EV_LOAD, EV_UNLOAD, EV_FORK, EV_THREAD_START, EV_THREAD_EXIT = 1, 2, 3, 4, 5
+DEFAULT_RING_BYTES = 256 * 1024
+
+
+class Fail(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def expect(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+class Result:
+    """How a run ended: the raw wait status, decoded, plus its output."""
+
+    def __init__(self, status, out, err, secs):
+        self.status, self.out, self.err, self.secs = status, out, err, secs
+        self.sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+        self.core = bool(os.WIFSIGNALED(status) and os.WCOREDUMP(status))
+        self.code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+
+    def how(self):
+        if self.sig:
+            return "killed by %s%s" % (signal.Signals(self.sig).name,
+                                       " (core dumped)" if self.core else "")
+        return "exit %d" % self.code
+
+    def crashtrail_lines(self):
+        return [l for l in self.err.splitlines() if l.startswith("crashtrail: ")]
+
+
+class Case:
+    """A scratch directory, the tools, and helpers to build, run and read dumps."""
+
+    def __init__(self, args):
+        self.args = args
+        self.work = tempfile.mkdtemp(prefix="ct-rt-")
+        os.chmod(self.work, 0o755)
+        self.bin = os.path.join(args.build, "bin")
+        self.dumps = self.mkdir("dumps")
+        self.fallback = self.mkdir("fallback")  # TMPDIR: where the fallback dumps go
+        self.nrun = 0
+
+    def mkdir(self, name):
+        path = os.path.join(self.work, name)
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    # ---- building ------------------------------------------------------------------------
+    def build(self, sources, out, plain=False, flags=(), plain_objects=()):
+        """Builds sources (names in programs/) into work/out; plain: without crashtrail.
+        plain_objects: sources compiled without the plugin even in the instrumented build."""
+        cc = self.args.clang if plain else os.path.join(self.bin, "crashtrail-cc")
+        exe = os.path.join(self.work, out)
+        cmd = [cc, "-O1", "-pthread", "-Wall"] + list(flags)
+        extra = []
+        for src in plain_objects:
+            obj = os.path.join(self.work, out + "." + os.path.basename(src) + ".o")
+            r = subprocess.run([self.args.clang, "-O1", "-c", "-fPIC",
+                                "-I" + os.path.join(self.args.source, "runtime"),
+                                "-I" + os.path.join(self.args.source, "include"),
+                                os.path.join(PROGRAMS, src), "-o", obj] +
+                               (["-DCT_PLAIN"] if plain else []),
+                               capture_output=True, text=True, timeout=120)
+            if r.returncode:
+                raise Fail("build of %s failed:\n%s" % (src, r.stderr))
+            extra.append(obj)
+        cmd += [os.path.join(PROGRAMS, s) for s in sources] + extra + ["-o", exe]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if r.returncode:
+            raise Fail("build failed: %s\n%s" % (" ".join(cmd), r.stderr))
+        return exe
+
+    def build_pair(self, sources, out, **kw):
+        """The program with crashtrail, and the same program without."""
+        return self.build(sources, out, **kw), self.build(sources, out + "-plain", plain=True, **kw)
+
+    # ---- running -------------------------------------------------------------------------
+    def env(self, extra=None):
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("CRASHTRAIL_") and k not in ("ASAN_OPTIONS", "TMPDIR")}
+        env.update(CRASHTRAIL_DIR=self.dumps, TMPDIR=self.fallback)
+        for k, v in (extra or {}).items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = v
+        return env
+
+    def run(self, argv, env=None, timeout=20, core=True, fsize=None, user=None, stdin=None):
+        """fork/exec argv in a fresh scratch cwd; returns a Result with the raw wait status.
+        core: raise RLIMIT_CORE so the core flag of the status is meaningful (cores land in
+        the scratch cwd and are deleted). fsize: RLIMIT_FSIZE in bytes. user: run as that uid
+        and gid. A run that outlives `timeout` is killed and fails the test."""
+        self.nrun += 1
+        cwd = self.mkdir("run%d" % self.nrun)
+        os.chmod(cwd, 0o777)
+        out_path, err_path = os.path.join(cwd, ".stdout"), os.path.join(cwd, ".stderr")
+        env = self.env(env)
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                # Python ignores SIGPIPE and SIGXFSZ, and exec keeps ignored signals ignored:
+                # give the program the dispositions a shell would.
+                for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+                    signal.signal(sig, signal.SIG_DFL)
+                os.setpgid(0, 0)
+                os.chdir(cwd)
+                fd_in = os.open(stdin or os.devnull, os.O_RDONLY)
+                fd_out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                fd_err = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                os.dup2(fd_in, 0)
+                os.dup2(fd_out, 1)
+                os.dup2(fd_err, 2)
+                lim = resource.RLIM_INFINITY if core else 0
+                resource.setrlimit(resource.RLIMIT_CORE, (lim, lim))
+                if fsize is not None:
+                    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+                if user is not None:
+                    os.setgroups([])
+                    os.setgid(user)
+                    os.setuid(user)
+                os.execve(argv[0], argv, env)
+            except BaseException as e:  # noqa: BLE001 - the child must never return
+                os.write(2, ("exec failed: %s\n" % e).encode())
+            os._exit(127)
+        status = None
+        while status is None:
+            done, st = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = st
+            elif time.monotonic() - start > timeout:
+                os.killpg(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise Fail("%s did not end within %d s (hang)" % (" ".join(argv), timeout))
+            else:
+                time.sleep(0.005)
+        secs = time.monotonic() - start
+        for core_file in glob.glob(os.path.join(cwd, "core*")):
+            os.unlink(core_file)
+        out = open(out_path, errors="replace").read()
+        err = open(err_path, errors="replace").read()
+        return Result(status, out, err, secs)
+
+    # ---- dumps ---------------------------------------------------------------------------
+    def dump_files(self, where=None):
+        return sorted(glob.glob(os.path.join(where or self.dumps, "crashtrail-*.ctd")))
+
+    def one_dump(self, r, where=None):
+        files = self.dump_files(where)
+        expect(len(files) == 1, "expected exactly one dump in %s, found %d\nstderr:\n%s"
+               % (where or self.dumps, len(files), r.err))
+        return files[0]
+
+    def show(self, dump):
+        r = subprocess.run([os.path.join(self.bin, "crashtrail"), "show", "--format=json", dump],
+                           capture_output=True, text=True, timeout=60)
+        expect(r.returncode == 0, "crashtrail show failed on %s:\n%s" % (dump, r.stderr))
+        return json.loads(r.stdout)
+
+    def raw(self, dump):
+        """The dump's raw sections (ct-dumpcheck); {"ok": False, "error": ...} if refused."""
+        r = subprocess.run([self.args.dumpcheck, dump], capture_output=True, text=True,
+                           timeout=60)
+        return json.loads(r.stdout)
+
+    def cleanup(self):
+        if os.environ.get("CT_KEEP"):
+            print("kept " + self.work)
+        else:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+# ---- shared checks ---------------------------------------------------------------------------
+def same_death(r, plain, signo):
+    """r died exactly like the program without crashtrail: signal signo, same core flag."""
+    expect(r.sig == signo, "with crashtrail: %s, expected death by %s\nstderr:\n%s"
+           % (r.how(), signal.Signals(signo).name, r.err))
+    expect(r.status == plain.status, "with crashtrail: %s; without: %s (raw %#x vs %#x)"
+           % (r.how(), plain.how(), r.status, plain.status))
+
+
+def announced(r, dump):
+    expect("dump written to " + dump in r.err, "stderr does not name the dump %s:\n%s"
+           % (dump, r.err))
+
+
+def crashed_thread(tl, name=None, tid=None):
+    """The timeline's crashed thread: exactly one, with the given name/tid, with steps."""
+    crashed = [t for t in tl["threads"] if t["crashed"]]
+    expect(len(crashed) == 1, "%d threads marked crashed, expected 1" % len(crashed))
+    th = crashed[0]
+    expect(th["tid"] == tl["crashed_thread"], "crashed_thread does not name the crashed thread")
+    if name is not None:
+        expect(th["name"] == name, "crashed thread is named %r, expected %r" % (th["name"], name))
+    if tid is not None:
+        expect(th["tid"] == tid, "crashed thread is %d, expected %d" % (th["tid"], tid))
+    expect(th["steps"], "the crashed thread has no steps")
+    return th
+
+
+def functions(th):
+    return [s["function"] for s in th["steps"]]
+
+
+def check_signal_dump(c, r, signo, code=None, name="ct-main"):
+    """One dump, announced on stderr, of signal signo (and si_code), whose crashed thread is
+    the main thread (tid == pid) named `name`."""
+    dump = c.one_dump(r)
+    announced(r, dump)
+    tl = c.show(dump)
+    raw = c.raw(dump)
+    expect(raw["ok"], "ct-dumpcheck refuses the dump: %s" % raw.get("error"))
+    expect(tl["signal"]["number"] == signo, "dump says signal %s, expected %s"
+           % (tl["signal"]["name"], signal.Signals(signo).name))
+    expect(raw["reason"] == REASON_SIGNAL, "reason %d, expected signal" % raw["reason"])
+    if code is not None:
+        expect(tl["signal"]["code"] == code, "signal code %s, expected %s"
+               % (tl["signal"]["code"], code))
+    th = crashed_thread(tl, name=name, tid=raw["pid"])
+    flags = {t["tid"]: t["flags"] for t in raw["threads"]}
+    expect(flags.get(th["tid"], 0) & THR_CRASHED, "thread section lacks CT_THR_CRASHED")
+    expect(raw["has_regs"] and raw["regs_tid"] == th["tid"], "no registers for the crashed thread")
+    mode = stat.S_IMODE(os.stat(dump).st_mode)
+    expect(mode == 0o600, "the dump's mode is %o, expected 600" % mode)
+    return dump, tl, raw, th
+
+
+# ---- the cases -------------------------------------------------------------------------------
+CASES = {}
+
+
+def case(name):
+    def register(fn):
+        CASES[name] = fn
+        return fn
+    return register
+
+
+SIGNAL_CASES = {  # mode -> signal, si_code name in the timeline
+    "segv": (signal.SIGSEGV, "SEGV_MAPERR"),
+    "bus": (signal.SIGBUS, "BUS_ADRERR"),
+    "ill": (signal.SIGILL, "ILL_ILLOPN"),
+    "fpe": (signal.SIGFPE, "FPE_INTDIV"),
+    "abort": (signal.SIGABRT, "SI_TKILL"),
+    "assert": (signal.SIGABRT, "SI_TKILL"),
+    "trap": (signal.SIGTRAP, "SI_KERNEL"),
+    "sys": (signal.SIGSYS, "SYS_SECCOMP"),
+}
+
+
+def signal_case(mode):
+    signo, code = SIGNAL_CASES[mode]
+
+    def run_case(c):
+        exe, plain = c.build_pair(["crash.c"], "crash")
+        r, p = c.run([exe, mode]), c.run([plain, mode])
+        same_death(r, p, signo)
+        expect(r.core, "no core dump: RLIMIT_CORE is raised, so the default action of %s "
+               "should have dumped core" % signal.Signals(signo).name)
+        expect(r.out == p.out, "stdout differs: %r vs %r" % (r.out, p.out))
+        if mode == "assert":
+            expect("Assertion" in r.err and "argc is never negative" in r.err,
+                   "the assertion message is missing:\n" + r.err)
+        _, _, _, th = check_signal_dump(c, r, signo, code)
+        expect("step" in functions(th), "the crashed thread's steps lack step(): %s"
+               % functions(th))
+        return "%s, dump of %d steps, code %s" % (r.how(), len(th["steps"]), code)
+    return run_case
+
+
+for _mode in SIGNAL_CASES:
+    case("signal." + _mode)(signal_case(_mode))
+
+
+@case("stack_overflow")
+def stack_overflow(c):
+    """Deep recursion: the handler runs on the alternate stack and writes the dump."""
+    exe, plain = c.build_pair(["crash.c"], "crash")
+    r, p = c.run([exe, "overflow"]), c.run([plain, "overflow"])
+    same_death(r, p, signal.SIGSEGV)
+    _, tl, raw, th = check_signal_dump(c, r, signal.SIGSEGV)
+    expect(functions(th)[-1] == "recurse", "the last step is %s, not recurse"
+           % functions(th)[-1])
+    expect(raw["stack_bytes"] > 0, "no stack slice")
+    return "%s; last step in recurse; %d steps kept" % (r.how(), len(th["steps"]))
+
+
+@case("threads8")
+def threads8(c):
+    """Eight threads fault at the same moment: one dump, all eight threads in it."""
+    exe, plain = c.build_pair(["threads8.c"], "threads8")
+    r, p = c.run([exe]), c.run([plain])
+    same_death(r, p, signal.SIGSEGV)
+    dump = c.one_dump(r)
+    announced(r, dump)
+    expect(len([l for l in r.crashtrail_lines() if "dump written" in l]) == 1,
+           "more than one dump announced:\n" + r.err)
+    tl, raw = c.show(dump), c.raw(dump)
+    names = sorted(t["name"] for t in tl["threads"])
+    want = ["ct-w%d" % i for i in range(8)]
+    expect(all(n in names for n in want), "threads in the dump: %s; expected %s" % (names, want))
+    th = crashed_thread(tl)
+    expect(th["name"] in want, "the crashed thread is %r" % th["name"])
+    expect(r.secs < 10, "took %.1f s" % r.secs)
+    rings = {g["tid"] for g in raw["rings"] if g["records"] > 0}
+    workers = [t["tid"] for t in tl["threads"] if t["name"] in want]
+    expect(all(w in rings for w in workers), "a worker's ring is missing or empty")
+    return "%s in %.2f s; one dump with %s; crashed %s" % (r.how(), r.secs, " ".join(want),
+                                                          th["name"])
+
+
+def truncated_dump(c, r):
+    """The nested fault stopped the writer: the file is there, and refused as truncated."""
+    files = c.dump_files()
+    expect(len(files) == 1, "expected the one interrupted dump, found %s" % files)
+    expect("dump written" not in r.err, "the dump completed, so no fault was injected:\n"
+           + r.err)
+    raw = c.raw(files[0])
+    expect(not raw["ok"] and "truncated" in raw["error"],
+           "the interrupted dump is not reported as truncated: %s" % raw)
+
+
+@case("nested_fault.corrupt")
+def nested_corrupt(c):
+    """The dump writer faults on runtime state the program corrupted: death by the ORIGINAL
+    signal (SIGFPE), not SIGSEGV, and no hang."""
+    exe = c.build(["nested.c"], "nested", plain_objects=["nested_corrupt.c"])
+    plain = c.build(["nested.c"], "nested-plain", plain=True, plain_objects=["nested_corrupt.c"])
+    r, p = c.run([exe, "corrupt"], timeout=15), c.run([plain, "corrupt"])
+    same_death(r, p, signal.SIGFPE)
+    truncated_dump(c, r)
+    return "%s in %.2f s; the cut dump is refused as truncated" % (r.how(), r.secs)
+
+
+@case("nested_fault.kill")
+def nested_kill(c):
+    """SIGSEGV sent to the thread writing a (slow, 64 MiB ring) dump of a SIGABRT: death by
+    SIGABRT, no hang."""
+    exe = c.build(["nested.c"], "nested", plain_objects=["nested_corrupt.c"])
+    plain = c.build(["nested.c"], "nested-plain", plain=True, plain_objects=["nested_corrupt.c"])
+    env = {"CRASHTRAIL_RING_KB": "65536"}
+    p = c.run([plain, "kill"], env=env, core=False)  # first: its watcher must find no dump
+    r = c.run([exe, "kill"], env=env, timeout=30, core=False)
+    same_death(r, p, signal.SIGABRT)
+    truncated_dump(c, r)
+    return "%s in %.2f s; the cut dump is refused as truncated" % (r.how(), r.secs)
+
+
+@case("nested_fault.ondemand")
+def nested_ondemand(c):
+    """The writer of an on-demand crashtrail_dump() faults (corrupted state): the crash handler
+    must not wait for the dump its own thread holds; death by SIGSEGV, quickly."""
+    exe = c.build(["nested.c"], "nested", plain_objects=["nested_corrupt.c"])
+    r = c.run([exe, "ondemand"], timeout=15)
+    expect(r.sig == signal.SIGSEGV, "%s, expected SIGSEGV\n%s" % (r.how(), r.err))
+    expect(r.secs < 5, "took %.1f s: the crash handler waited for its own thread" % r.secs)
+    expect(any("no dump written" in l for l in r.crashtrail_lines()),
+           "the crash handler did not say it wrote no dump:\n" + r.err)
+    return "%s in %.2f s" % (r.how(), r.secs)
+
+
+@case("crash_during_ondemand")
+def crash_during_ondemand(c):
+    """A thread crashes while another writes an on-demand dump (slow: 64 MiB ring): the crash
+    waits for it and writes its own dump; two dumps, death by SIGSEGV, no long wait."""
+    exe = c.build(["nested.c"], "nested", plain_objects=["nested_corrupt.c"])
+    r = c.run([exe, "busy"], env={"CRASHTRAIL_RING_KB": "65536"}, timeout=30, core=False)
+    expect(r.sig == signal.SIGSEGV, "%s, expected SIGSEGV\n%s" % (r.how(), r.err))
+    expect(r.secs < 10, "took %.1f s" % r.secs)
+    files = c.dump_files()
+    expect(len(files) == 2, "expected the requested dump and the crash dump, found %s\n%s"
+           % (files, r.err))
+    reasons = sorted(c.raw(f)["reason"] for f in files)
+    expect(reasons == [REASON_SIGNAL, REASON_REQUEST], "dump reasons %s" % reasons)
+    return "%s in %.2f s; a requested dump and a crash dump" % (r.how(), r.secs)
+
+
+@case("fork_child")
+def fork_child(c):
+    """The child of fork crashes: its dump is under its own pid with its own steps; the parent
+    goes on and exits 0."""
+    exe, plain = c.build_pair(["fork.c"], "fork")
+    r, p = c.run([exe]), c.run([plain])
+    expect(r.code == 0 and p.code == 0, "parent: %s (without crashtrail %s)\n%s"
+           % (r.how(), p.how(), r.err))
+    status = re.search(r"child-status (-?\d+) (\d)", r.out)
+    expect(status and status.group(0) in p.out, "the child died differently: %r vs %r"
+           % (r.out, p.out))
+    expect(int(status.group(1)) == signal.SIGSEGV, "child: " + status.group(0))
+    expect("parent done" in r.out, "the parent did not go on")
+    child = int(re.search(r"child (\d+)", r.out).group(1))
+    dump = c.one_dump(r)
+    raw, tl = c.raw(dump), c.show(dump)
+    expect(raw["pid"] == child, "dump pid %d, child %d" % (raw["pid"], child))
+    expect("-%d-" % child in os.path.basename(dump), "the file name lacks the child's pid")
+    th = crashed_thread(tl, name="ct-child", tid=child)
+    fns = functions(th)
+    expect("child_work" in fns and "parent_after" not in fns,
+           "the child's steps: %s" % fns)
+    prefork = [t for t in raw["threads"] if t["flags"] & THR_PREFORK]
+    expect(prefork, "the parent's other thread is not in the dump as a pre-fork thread")
+    expect(any(e["kind"] == EV_FORK for e in raw["events"]), "no fork event")
+    return "parent exit 0, child %s; dump under pid %d with child_work, %d pre-fork thread(s)" \
+        % (status.group(0), child, len(prefork))
+
+
+@case("dlclose")
+def dlclose_case(c):
+    """A crash after dlclose of an instrumented library: the dump is readable, and the library
+    is in it, marked unloaded, with its rings and events."""
+    lib = c.build(["dl_lib.c"], "libct_dl.so", flags=["-shared", "-fPIC"])
+    plain_lib = c.build(["dl_lib.c"], "libct_dl_plain.so", plain=True, flags=["-shared", "-fPIC"])
+    exe, plain = c.build_pair(["dl_main.c"], "dl_main", flags=["-ldl"])
+    r, p = c.run([exe, lib]), c.run([plain, plain_lib])
+    same_death(r, p, signal.SIGSEGV)
+    dump = c.one_dump(r)
+    announced(r, dump)
+    raw, tl = c.raw(dump), c.show(dump)
+    mods = [m for m in raw["modules"] if m["path"] == lib]
+    expect(len(mods) == 1, "the library is not in the module list: %s" % raw["modules"])
+    m = mods[0]
+    expect(m["flags"] & MOD_UNLOADED, "the library is not marked unloaded: %s" % m)
+    expect(m["build_id_len"] > 0, "the library has no build-id")
+    kinds = [e["kind"] for e in raw["events"] if e["module"] == m["id"]]
+    expect(EV_LOAD in kinds and EV_UNLOAD in kinds, "load/unload events: %s" % kinds)
+    rings = [g for g in raw["rings"] if g["module"] == m["id"]]
+    expect(rings and sum(g["records"] for g in rings) > 0, "the library's ring is lost")
+    th = crashed_thread(tl, tid=raw["pid"])
+    in_lib = [s for s in th["steps"] if s["module"] == "libct_dl.so"]
+    expect(in_lib and "lib_work" in [s["function"] for s in in_lib],
+           "the unloaded library's steps are not decoded: %s" % functions(th))
+    return "%s; library unloaded, %d of its steps decoded" % (r.how(), len(in_lib))
+
+
+@case("exited_thread")
+def exited_thread(c):
+    """A thread that exited before the crash: its ring is in the dump, marked exited."""
+    exe, plain = c.build_pair(["exited.c"], "exited")
+    r, p = c.run([exe]), c.run([plain])
+    same_death(r, p, signal.SIGSEGV)
+    gone = int(re.search(r"gone-tid (\d+)", r.out).group(1))
+    dump = c.one_dump(r)
+    raw, tl = c.raw(dump), c.show(dump)
+    sections = [t for t in raw["threads"] if t["tid"] == gone]
+    expect(sections and sections[0]["flags"] & THR_EXITED, "thread %d: %s" % (gone, sections))
+    rings = [g for g in raw["rings"] if g["tid"] == gone]
+    expect(rings and all(g["flags"] & THR_EXITED for g in rings) and rings[0]["records"] > 0,
+           "the exited thread's ring: %s" % rings)
+    th = [t for t in tl["threads"] if t["tid"] == gone]
+    expect(th and th[0]["exited"] and "gone_work" in functions(th[0]),
+           "the timeline of the exited thread: %s" % th)
+    expect(th[0]["name"] == "ct-gone", "the exited thread's name is %r, expected 'ct-gone'"
+           % th[0]["name"])
+    expect(any(e["kind"] == EV_THREAD_EXIT and e["tid"] == gone for e in raw["events"]),
+           "no thread-exit event")
+    crashed_thread(tl, name="ct-main")
+    return "%s; exited thread %d decoded (%d steps)" % (r.how(), gone, len(th[0]["steps"]))
+
+
+def handler_case(mode, dump_expected, order):
+    """order: the expected order of the two stderr lines, crashtrail's and the program's."""
+
+    def run_case(c):
+        exe, plain = c.build_pair(["handlers.c"], "handlers", plain_objects=["handlers_early.c"])
+        env = {"CT_HANDLER_MODE": mode}
+        r, p = c.run([exe, mode], env=env), c.run([plain, mode], env=env)
+        same_death(r, p, signal.SIGSEGV)
+        lines = [("crashtrail" if l.startswith("crashtrail: ") else "program")
+                 for l in r.err.splitlines() if l.startswith(("crashtrail: ", "program handler"))]
+        expect(lines == order, "stderr order %s, expected %s:\n%s" % (lines, order, r.err))
+        if dump_expected:
+            check_signal_dump(c, r, signal.SIGSEGV, name=os.path.basename(exe))
+        else:
+            expect(not c.dump_files(), "a dump was written although crashtrail was not called")
+        return "%s; stderr order: %s" % (r.how(), " then ".join(order))
+    return run_case
+
+
+case("handler.before")(handler_case("before", True, ["crashtrail", "program"]))
+case("handler.after_no_chain")(handler_case("after", False, ["program"]))
+case("handler.after_chain")(handler_case("chain", True, ["program", "crashtrail"]))
+case("handler.after_reinstall")(handler_case("reinstall", True, ["crashtrail", "program"]))
+
+
+def fallback_run(c, exe, plain, bad_dir, why):
+    r = c.run([exe, "segv"], env={"CRASHTRAIL_DIR": bad_dir})
+    p = c.run([plain, "segv"])
+    same_death(r, p, signal.SIGSEGV)
+    lines = r.crashtrail_lines()
+    want = "crashtrail: cannot write a dump in %s: %s" % (bad_dir, why)
+    expect(len(lines) == 2 and lines[0].startswith(want) and
+           lines[0].endswith("; trying the fallback directory"),
+           "expected one line %r... then the announcement; got:\n%s" % (want, r.err))
+    dump = c.one_dump(r, c.fallback)
+    announced(r, dump)
+    os.unlink(dump)
+    return r
+
+
+@case("dir_unwritable")
+def dir_unwritable(c):
+    """CRASHTRAIL_DIR cannot take the dump (root ignores permissions, so: a path through a
+    regular file, a regular file, a missing directory): one line on stderr, the fallback
+    directory ($TMPDIR) gets the dump."""
+    exe, plain = c.build_pair(["crash.c"], "crash")
+    afile = os.path.join(c.work, "afile")
+    open(afile, "w").close()
+    fallback_run(c, exe, plain, afile + "/dumps", "not a directory")
+    fallback_run(c, exe, plain, afile, "not a directory")
+    fallback_run(c, exe, plain, os.path.join(c.work, "missing"), "no such directory")
+    return "three unusable directories: one line each, dump in the fallback"
+
+
+@case("disk_full")
+def disk_full(c):
+    """A full file system (a 64 KiB tmpfs): one line, the dump goes to the fallback."""
+    exe, plain = c.build_pair(["crash.c"], "crash")
+    full = c.mkdir("full")
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "ct-full", full],
+                      capture_output=True).returncode:
+        raise Skip("cannot mount a tmpfs here (the fsize_limit case covers a full disk)")
+    try:
+        fallback_run(c, exe, plain, full, "no space left on device")
+        expect(not os.listdir(full), "the cut dump was left in the full directory: %s"
+               % os.listdir(full))
+    finally:
+        subprocess.run(["umount", full])
+    return "ENOSPC reported in one line; dump in the fallback; nothing left behind"
+
+
+@case("fsize_limit")
+def fsize_limit(c):
+    """RLIMIT_FSIZE of 16 KiB: the dump fails in both directories, each said in one line; no
+    cut file is left; the process dies of its own SIGSEGV, not SIGXFSZ."""
+    exe, plain = c.build_pair(["crash.c"], "crash")
+    r = c.run([exe, "segv"], fsize=16384)
+    p = c.run([plain, "segv"], fsize=16384)
+    same_death(r, p, signal.SIGSEGV)
+    lines = r.crashtrail_lines()
+    expect(len(lines) == 3 and "file size limit exceeded" in lines[0] and
+           "trying the fallback" in lines[0] and "file size limit exceeded" in lines[1] and
+           "no dump was written" in lines[1] and "no dump written" in lines[2],
+           "stderr:\n" + r.err)
+    left = c.dump_files() + c.dump_files(c.fallback)
+    expect(not left, "cut dumps were left behind: %s" % left)
+    return "%s; %d lines explain it" % (r.how(), len(lines))
+
+
+def ondemand_checks(c, files, reasons):
+    names = ["ct-w%d" % i for i in range(4)]
+    for f, reason in zip(files, reasons):
+        raw, tl = c.raw(f), c.show(f)
+        expect(raw["ok"] and raw["reason"] == REASON_REQUEST and raw["signal"] is None,
+               "%s: not an on-demand dump: %s" % (f, raw))
+        expect(raw["reason_text"] == reason, "reason %r, expected %r" % (raw["reason_text"], reason))
+        got = [t["name"] for t in raw["threads"]]
+        expect(all(n in got for n in names), "%s: threads %s, expected %s" % (f, got, names))
+        busy = {t["tid"] for t in raw["threads"] if t["name"] in names}
+        live = {g["tid"] for g in raw["rings"] if g["records"] > 0}
+        expect(busy <= live, "a worker's ring is empty in %s" % f)
+        expect(not any(t["crashed"] for t in tl["threads"]), "a thread is marked crashed")
+
+
+@case("ondemand.api")
+def ondemand_api(c):
+    """crashtrail_dump() twice while four threads work: two dumps, the process goes on."""
+    exe = c.build(["ondemand.c"], "ondemand")
+    r = c.run([exe, "api"])
+    expect(r.code == 0 and "work continued" in r.out, "%s\n%s%s" % (r.how(), r.out, r.err))
+    files = c.dump_files()
+    expect(len(files) == 2, "expected 2 dumps, found %s" % files)
+    for k in range(2):
+        m = re.search(r"dump %d rc (-?\d+) path (\S+)" % k, r.out)
+        expect(m and m.group(1) == "0" and m.group(2) in files, "dump %d: %r" % (k, r.out))
+    ondemand_checks(c, [re.search(r"dump %d rc 0 path (\S+)" % k, r.out).group(1)
+                        for k in range(2)], ["first", "second"])
+    return "exit 0; two dumps with all four workers"
+
+
+@case("ondemand.signal")
+def ondemand_signal(c):
+    """CRASHTRAIL_DUMP_SIGNAL=SIGUSR2 sent twice from outside while four threads work."""
+    exe = c.build(["ondemand.c"], "ondemand")
+    env = c.env({"CRASHTRAIL_DUMP_SIGNAL": "SIGUSR2"})
+    err_path = os.path.join(c.work, "ondemand.err")
+    with open(err_path, "w") as err:
+        proc = subprocess.Popen([exe, "signal"], env=env, cwd=c.work, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err, text=True)
+    try:
+        expect(proc.stdout.readline().strip() == "ready", "the program did not start")
+        for k in range(1, 3):
+            os.kill(proc.pid, signal.SIGUSR2)
+            deadline = time.monotonic() + 15
+            while (open(err_path).read().count("dump written to") < k and
+                   time.monotonic() < deadline):
+                time.sleep(0.01)
+            expect(open(err_path).read().count("dump written to") == k,
+                   "dump %d not announced:\n%s" % (k, open(err_path).read()))
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            expect(proc.stdout.readline().strip() == "working", "the workers stopped")
+        proc.stdin.write("q\n")
+        proc.stdin.flush()
+        out, _ = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    expect(proc.returncode == 0 and "work continued" in out, "exit %s: %r" % (proc.returncode, out))
+    files = c.dump_files()
+    expect(len(files) == 2, "expected 2 dumps, found %s" % files)
+    ondemand_checks(c, files, ["SIGUSR2", "SIGUSR2"])
+    return "exit 0; two SIGUSR2 dumps with all four workers"
+
+
+@case("bad_env")
+def bad_env(c):
+    """Bad CRASHTRAIL_* values: one warning line each, naming the variable; defaults used;
+    dumps still work."""
+    exe, plain = c.build_pair(["crash.c"], "crash")
+    p = c.run([plain, "segv"])
+    r = c.run([exe, "segv"], env={"CRASHTRAIL_RING_KB": "abc"})
+    same_death(r, p, signal.SIGSEGV)
+    lines = r.crashtrail_lines()
+    expect(len(lines) == 2 and lines[0].startswith("crashtrail: ignoring CRASHTRAIL_RING_KB=abc"),
+           "expected one warning then the announcement:\n" + r.err)
+    dump = c.one_dump(r)
+    expect(all(g["size"] == DEFAULT_RING_BYTES for g in c.raw(dump)["rings"]),
+           "the default ring size was not used")
+    os.unlink(dump)
+    bad = {"CRASHTRAIL_RING_KB": "-4", "CRASHTRAIL_STACK_KB": "lots",
+           "CRASHTRAIL_KEEP_EXITED": "1e3", "CRASHTRAIL_ENABLE": "maybe",
+           "CRASHTRAIL_DUMP_SIGNAL": "SIGFOO", "CRASHTRAIL_ALLOW_SETID": "2"}
+    r = c.run([exe, "segv"], env=bad)
+    same_death(r, p, signal.SIGSEGV)
+    lines = r.crashtrail_lines()
+    for name in bad:
+        n = len([l for l in lines if l.startswith("crashtrail: ignoring %s=" % name)])
+        expect(n == 1, "%d warnings for %s:\n%s" % (n, name, r.err))
+    expect(len(lines) == len(bad) + 1, "extra lines:\n" + r.err)
+    check_signal_dump(c, r, signal.SIGSEGV)
+    return "one warning per bad variable; defaults used; dump written"
+
+
+@case("config")
+def config_case(c):
+    """CRASHTRAIL_ENABLE=0 (no dump, same death), CRASHTRAIL_STACK_KB=0 (no stack slice),
+    CRASHTRAIL_RING_KB=8 (8 KiB rings)."""
+    exe, plain = c.build_pair(["crash.c"], "crash")
+    p = c.run([plain, "segv"])
+    r = c.run([exe, "segv"], env={"CRASHTRAIL_ENABLE": "0"})
+    same_death(r, p, signal.SIGSEGV)
+    expect(not c.dump_files() and not r.crashtrail_lines(), "disabled, yet:\n" + r.err)
+    r = c.run([exe, "segv"], env={"CRASHTRAIL_STACK_KB": "0", "CRASHTRAIL_RING_KB": "8"})
+    same_death(r, p, signal.SIGSEGV)
+    dump, _, raw, _ = check_signal_dump(c, r, signal.SIGSEGV)
+    expect(raw["stack_bytes"] == 0, "a stack slice was written with CRASHTRAIL_STACK_KB=0")
+    expect(all(g["size"] == 8192 for g in raw["rings"]), "rings are not 8 KiB")
+    return "disabled: no dump; no stack slice; 8 KiB rings"
+
+
+@case("setuid")
+def setuid_case(c):
+    """A setuid-root copy run by nobody: no dump, unless CRASHTRAIL_ALLOW_SETID=1."""
+    if os.geteuid() != 0:
+        raise Skip("needs root to make a setuid-root program")
+    try:
+        nobody = pwd.getpwnam("nobody").pw_uid
+    except KeyError:
+        raise Skip("no user nobody")
+    if os.statvfs(c.work).f_flag & os.ST_NOSUID:
+        raise Skip("%s is on a nosuid file system" % c.work)
+    exe, plain = c.build_pair(["crash.c"], "crash")
+    for f in (exe, plain):
+        os.chown(f, 0, 0)
+        os.chmod(f, 0o4755)
+    os.chmod(c.dumps, 0o1777)
+    os.chmod(c.fallback, 0o1777)
+    p = c.run([plain, "segv"], user=nobody)
+    expect("crashing" in p.out, "the setuid program did not run as nobody: %s\n%s"
+           % (p.how(), p.err))
+    r = c.run([exe, "segv"], user=nobody)
+    same_death(r, p, signal.SIGSEGV)
+    expect(not c.dump_files() and not c.dump_files(c.fallback),
+           "a set-id process wrote a dump:\n" + r.err)
+    r = c.run([exe, "segv"], user=nobody, env={"CRASHTRAIL_ALLOW_SETID": "1"})
+    same_death(r, p, signal.SIGSEGV)
+    dump = c.one_dump(r)
+    st = os.stat(dump)
+    expect(stat.S_IMODE(st.st_mode) == 0o600, "dump mode %o, expected 600"
+           % stat.S_IMODE(st.st_mode))
+    return "%s; no dump; with CRASHTRAIL_ALLOW_SETID=1 one dump, mode 0600" % r.how()
+
+
+@case("asan")
+def asan_case(c):
+    """An AddressSanitizer build: crashtrail chains to ASan's SEGV handler (same exit status
+    as without crashtrail, a dump first); handle_segv=0; allow_user_segv_handler=0 (crashtrail
+    says it gets no SEGV; no dump); abort_on_error=1 gives ASan's own reports a dump."""
+    exe, plain = c.build_pair(["crash.c"], "crash-asan", flags=["-fsanitize=address"])
+    runs = [("", "segv", True, signal.SIGSEGV), ("handle_segv=0", "segv", True, signal.SIGSEGV),
+            ("allow_user_segv_handler=0", "segv", False, None),
+            ("abort_on_error=1", "heapoverflow", True, signal.SIGABRT),
+            ("", "heapoverflow", False, None)]
+    seen = []
+    for opts, mode, dumps, signo in runs:
+        env = {"ASAN_OPTIONS": opts + (":" if opts else "") + "detect_leaks=0"}
+        r, p = c.run([exe, mode], env=env, core=False), c.run([plain, mode], env=env, core=False)
+        expect(r.status == p.status, "ASAN_OPTIONS=%s %s: %s with crashtrail, %s without\n%s"
+               % (opts, mode, r.how(), p.how(), r.err))
+        expect("ERROR: AddressSanitizer" in r.err or opts == "handle_segv=0",
+               "ASan did not report:\n" + r.err)
+        files = c.dump_files()
+        if dumps:
+            expect(len(files) == 1, "ASAN_OPTIONS=%s %s: %d dumps\n%s"
+                   % (opts, mode, len(files), r.err))
+            announced(r, files[0])
+            tl = c.show(files[0])
+            expect(tl["signal"]["number"] == signo, "dump of %s" % tl["signal"]["name"])
+            crashed_thread(tl, name="ct-main")
+            if "ERROR: AddressSanitizer" in r.err:
+                expect(r.err.index("dump written") < r.err.index("ERROR: AddressSanitizer") or
+                       mode == "heapoverflow", "the dump did not come before ASan's report")
+            os.unlink(files[0])
+        else:
+            expect(not files, "ASAN_OPTIONS=%s %s: unexpected dump" % (opts, mode))
+            if "allow_user_segv_handler=0" in opts:
+                expect(any("another runtime keeps the handler of SIGSEGV" in l
+                           for l in r.crashtrail_lines()),
+                       "crashtrail did not say it gets no SIGSEGV:\n" + r.err)
+        seen.append("%s/%s: %s%s" % (opts or "default", mode, r.how(), ", dump" if dumps else ""))
+    return "; ".join(seen)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--source", default=os.path.dirname(os.path.dirname(HERE)))
+    ap.add_argument("--clang", default="clang-14")
+    ap.add_argument("--dumpcheck", required=True)
+    ap.add_argument("--case", required=True, choices=sorted(CASES))
+    args = ap.parse_args()
+    c = Case(args)
+    try:
+        print("ok: %s: %s" % (args.case, CASES[args.case](c)))
+        return 0
+    except Skip as e:
+        print("skipped: %s" % e)
+        return SKIP
+    except Fail as e:
+        print("FAIL: %s: %s" % (args.case, e))
+        return 1
+    finally:
+        c.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

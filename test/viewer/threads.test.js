@@ -1,0 +1,88 @@
+/*
+ * threads.test.js - a crash in a worker thread while another thread exists (programs/
+ * two_threads.c): one lane per thread, the report opens on the crashed thread, a lane click or
+ * `t` switches threads at the same moment (the main thread had finished its loop when the
+ * worker crashed: that moment is its last step, or the first step stamped after it), and loops
+ * fold in each thread.
+ */
+'use strict';
+const { test, before, after } = require('node:test');
+const path = require('node:path');
+const L = require('./lib');
+const { assert } = L;
+
+let dump, html, json, browser, page, worker, main;
+
+before(async () => {
+  const dir = L.workDir('threads');
+  dump = L.crash(dir, 'two_threads', [path.join(L.PROGRAMS, 'two_threads.c')], { flags: ['-pthread'] });
+  json = L.showJson(dump);
+  worker = json.threads.find((t) => t.name === 'worker');
+  main = json.threads.find((t) => t.name === 'main-loop');
+  assert.ok(worker && worker.crashed && main && main.steps.length > 0, 'two threads recorded, the worker crashed');
+  html = L.report(dump, path.join(dir, 'threads.html'));
+  browser = await L.launch();
+  page = await L.open(browser, html);
+});
+
+after(async () => {
+  if (browser) await browser.close();
+});
+
+const laneNames = () => page.$$eval('#lanes .lane .lane-name', (ls) => ls.map((l) => l.firstChild.textContent));
+const currentLane = () => page.textContent('#lanes .lane.cur .lane-name');
+
+test('one lane per thread; the crashed thread is open at its crash', async () => {
+  assert.deepEqual((await laneNames()).sort(), ['main-loop', 'worker']);
+  assert.match(await currentLane(), /^worker/);
+  assert.match(await page.textContent('#lanes .lane.cur'), /CRASHED/);
+  const { step } = L.crashStep(json);
+  assert.equal((await L.selected(page)).seq, step.seq);
+  assert.ok(await L.inView(page, '#steps .step.crash', '#steps'));
+  assert.ok(await L.inView(page, '#src-lines .src.crash', '#src-lines'));
+});
+
+test('a lane click opens the other thread; its steps and source follow', async () => {
+  await page.click('#lanes .lane:has-text("main-loop") .lane-name');
+  assert.match(await currentLane(), /^main-loop/);
+  const sel = await L.selected(page);
+  assert.match(sel.hash, new RegExp(`^#t=${main.tid}&s=\\d+$`));
+  assert.match(sel.status, /thread main-loop/);
+  /* the step of main at the moment of the worker's crash: the first one at or after it (step
+   * times are those of their ring chunk), else main's last step, which is where it was */
+  const data = L.reportData(html), at = (th, s) => {
+    let t = NaN;
+    for (let k = 0; k < th.time.length && th.time[k] <= s; k += 2) t = th.time[k + 1];
+    return t;
+  };
+  const dw = data.threads.find((t) => t.tid === worker.tid), dm = data.threads.find((t) => t.tid === main.tid);
+  const crashTime = at(dw, L.crashStep(json).step.seq);
+  let expected = -1;
+  for (let s = 0; s < dm.n && expected < 0; s++) if (at(dm, s) >= crashTime) expected = s;
+  if (expected < 0) expected = dm.n - 1;
+  assert.equal(sel.seq, expected);
+  const last = main.steps[expected];
+  const src = await L.sourcePane(page);
+  assert.equal(src.path, last.file);
+  assert.equal(src.line, last.line);
+  assert.ok(await page.$('#steps .foldrow'), 'the main loop is folded');
+  const fns = await page.$$eval('#steps .step .fn', (f) => f.map((x) => x.textContent).filter(Boolean));
+  assert.ok(fns.some((f) => /main/.test(f)) && !fns.some((f) => /worker/.test(f)), 'only main-loop steps are listed');
+});
+
+test('`t` switches back to the worker at the same moment, and the link names the thread', async () => {
+  await page.keyboard.press('t');
+  assert.match(await currentLane(), /^worker/);
+  const sel = await L.selected(page);
+  assert.match(sel.hash, new RegExp(`^#t=${worker.tid}&s=\\d+$`));
+  await page.goto('file://' + html + `#t=${main.tid}&s=3`);
+  await page.waitForSelector('body[data-ready="1"]');
+  assert.match(await currentLane(), /^main-loop/);
+  assert.equal((await L.selected(page)).seq, 3);
+});
+
+test('no network request, no script error', async () => {
+  assert.deepEqual(browser.blocked, []);
+  for (const r of browser.requests) assert.ok(r.startsWith('file://'), r);
+  assert.deepEqual(page.errors, []);
+});
