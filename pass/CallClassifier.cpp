@@ -1,7 +1,9 @@
 //===- CallClassifier.cpp - which calls end a record ----------------------------------===//
 #include "CallClassifier.h"
 
+#include "Compat.h"
 #include "crashtrail/abi.h"
+#include "llvm/IR/GlobalAlias.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
@@ -68,7 +70,7 @@ static bool isNoCallbackLibFunc(LibFunc LF) {
   }
 }
 
-static bool isRuntimeSymbol(StringRef Name) { return Name.startswith("__crashtrail_"); }
+static bool isRuntimeSymbol(StringRef Name) { return hasPrefix(Name, "__crashtrail_"); }
 
 bool isRecordingCall(const CallBase &CB, const TargetLibraryInfo &TLI) {
   if (CB.isInlineAsm()) return false; // cannot run instrumented code

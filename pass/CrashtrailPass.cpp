@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------------------------===//
 #include "CrashtrailPass.h"
 
+#include "Compat.h"
+
 #include "Instrumenter.h"
 #include "MetadataWriter.h"
 #include "Options.h"
@@ -86,7 +88,7 @@ struct Selection {
   // One reason per line for leaving a function alone.
   bool shouldInstrument(const Function &F) const {
     if (F.isDeclaration() || F.hasAvailableExternallyLinkage()) return false; // no body here
-    if (F.getName().startswith("__crashtrail_")) return false;   // the runtime's glue
+    if (hasPrefix(F.getName(), "__crashtrail_")) return false;   // the runtime's glue
     if (F.hasFnAttribute(Attribute::Naked)) return false;        // no prologue to add code to
     if (F.hasFnAttribute(Attribute::DisableSanitizerInstrumentation)) return false; // opt-out
     if (Annotated.count(&F)) return false;                       // no_instrument_function

@@ -1,6 +1,8 @@
 //===- MetadataWriter.cpp - the decoding metadata, as non-allocated ELF sections --------===//
 #include "MetadataWriter.h"
 
+#include "Compat.h"
+
 #include "crashtrail/abi.h"
 
 #include "llvm/Demangle/Demangle.h"
@@ -37,7 +39,7 @@ static std::string filePath(const DIFile *F) {
 }
 
 static std::string displayName(StringRef Linkage, const DISubprogram *SP) {
-  if (Linkage.startswith("_Z")) {
+  if (hasPrefix(Linkage, "_Z")) {
     std::string D = demangle(Linkage.str());
     if (D != Linkage) return D;
   }

@@ -31,8 +31,8 @@ import tempfile
 def parse_header(path):
     text = open(path).read()
     spec = {}
-    for key in ("signal", "exit", "expect-O0", "expect-O2", "stack", "stack-contains",
-                "crashed-thread", "library"):
+    for key in ("signal", "exit", "expect-O0", "expect-O2", "expect-O0@19", "expect-O2@19", "stack",
+                "stack-contains", "crashed-thread", "library"):
         m = re.search(r"^\s*\*?\s*" + re.escape(key) + r":\s*(.+)$", text, re.M)
         if m:
             spec[key] = m.group(1).strip()
@@ -47,6 +47,12 @@ def markers(paths):
             for name in re.findall(r"//@(\w+)", line):
                 out[name] = (os.path.basename(p), n)
     return out
+
+
+def llvm_major(clang):
+    out = subprocess.run([clang, "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"clang version (\d+)", out)
+    return int(m.group(1)) if m else 0
 
 
 def run(cmd, **kw):
@@ -81,8 +87,9 @@ def fail(msg):
     sys.exit(1)
 
 
-def check_steps(spec, opt, steps, marks, lib_module, exe_module):
-    want_names = spec["expect-" + opt].split()
+def check_steps(spec, opt, steps, marks, lib_module, exe_module, llvm):
+    key = "expect-%s@%d" % (opt, llvm)
+    want_names = spec[key if key in spec else "expect-" + opt].split()
     want = [marks[n] for n in want_names]
     got = [(os.path.basename(s["file"] or "?"), s["line"]) for s in steps]
     if got != want:
@@ -175,7 +182,7 @@ def main():
         if "crashed-thread" in spec and th["name"] != spec["crashed-thread"]:
             fail("crashed thread is %r, expected %r" % (th["name"], spec["crashed-thread"]))
         lib_module = "lib" + os.path.splitext(spec["library"])[0] + ".so" if "library" in spec else None
-        check_steps(spec, args.opt, th["steps"], marks, lib_module, os.path.basename(exe))
+        check_steps(spec, args.opt, th["steps"], marks, lib_module, os.path.basename(exe), llvm_major(args.clang))
         check_stack(spec, th["stack"])
         t = run([crashtrail, "show", dump])
         if t.returncode or "<== crash" not in t.stdout:

@@ -17,6 +17,7 @@ config.environment["HOME"] = config.test_exec_root
 lib = os.path.join(config.crashtrail_build, "lib")
 config.substitutions.append(("%clangxx", config.clangxx))
 config.substitutions.append(("%clang", config.clang))
+config.substitutions.append(("%optplugin", os.path.join(lib, "crashtrail-opt.so")))
 config.substitutions.append(("%plugin", os.path.join(lib, "crashtrail-pass.so")))
 config.substitutions.append(("%rt", os.path.join(lib, "libcrashtrail-rt.a")))
 config.substitutions.append(("%opt", os.path.join(config.llvm_tools_dir, "opt")))

@@ -1,5 +1,5 @@
 ; A musttail call must stay right before its ret: it is flushed before and has no continuation.
-; RUN: %opt -load-pass-plugin=%plugin -passes=crashtrail -S %s | FileCheck %s
+; RUN: %opt -load-pass-plugin=%optplugin -passes=crashtrail -S %s | FileCheck %s
 define i32 @callee(i32 %x) {
   ret i32 %x
 }

@@ -2,8 +2,9 @@
 // RUN: %clang -O0 %s -o %t.plain && %t.plain > %t.want
 // RUN: %clang -fplugin=%plugin -O0 %s %rt -o %t.o0 && %t.o0 > %t.got0 && diff %t.want %t.got0
 // RUN: %clang -fplugin=%plugin -O2 %s %rt -o %t.o2 && %t.o2 > %t.got2 && diff %t.want %t.got2
-#include <stdio.h>
 #include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 static jmp_buf env;
 static int depth(int n) {

@@ -113,9 +113,13 @@ async function launch({ colorScheme = 'light', viewport = { width: 1400, height:
 async function open(browser, file, hash = '') {
   const page = browser.context.pages()[0] || (await browser.context.newPage());
   page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
+  page.on('pageerror', (e) => page.errors.push(e.stack || e.message));
   await page.goto('file://' + file + hash);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+  try {
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+  } catch (e) {
+    throw new Error(`the report did not open: ${page.errors.join('; ') || e.message}`);
+  }
   return page;
 }
 

@@ -65,9 +65,11 @@ test('a lane click opens the other thread; its steps and source follow', async (
   const src = await L.sourcePane(page);
   assert.equal(src.path, last.file);
   assert.equal(src.line, last.line);
-  assert.ok(await page.$('#steps .foldrow'), 'the main loop is folded');
   const fns = await page.$$eval('#steps .step .fn', (f) => f.map((x) => x.textContent).filter(Boolean));
   assert.ok(fns.some((f) => /main/.test(f)) && !fns.some((f) => /worker/.test(f)), 'only main-loop steps are listed');
+  await page.keyboard.press('g');
+  assert.equal((await L.selected(page)).seq, 0);
+  assert.match(await page.textContent('#steps .foldrow'), /loop ×\d+/, 'the main loop is folded');
 });
 
 test('`t` switches back to the worker at the same moment, and the link names the thread', async () => {

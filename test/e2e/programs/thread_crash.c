@@ -5,8 +5,9 @@
  * crashed-thread: worker
  * expect-O0: w0 w1 w2 w3 w2 w3 w2 w4 w5
  * expect-O2: w0 w2 w3 w2 w3 w2 w5
- * (At -O2 clang sinks w4's compare into the loop exit and gives it the location of the loop
- * condition, w2: in the binary's own line table nothing runs on w4's line.)
+ * expect-O2@19: w0 w2 w3 w2 w3 w2 w4 w5
+ * (At -O2 clang 14 sinks w4's compare into the loop exit and gives it the location of the loop
+ * condition, w2: in the binary's own line table nothing runs on w4's line. clang 19 keeps w4.)
  * stack: worker
  */
 #define _GNU_SOURCE

@@ -2,6 +2,7 @@
  * crash.c - dies of one fatal signal, chosen by argv[1], after a few recorded steps.
  *
  *   segv bus ill fpe abort assert trap sys overflow
+ *   overflow-thread  deep recursion in a second thread, named ct-deep
  *   heapoverflow   (only for -fsanitize=address builds: a report, not a signal)
  *
  * The main thread is named "ct-main" so the dump's crashed thread can be checked by name.
@@ -93,6 +94,12 @@ static void heap_overflow(int n) {
   free(p);
 }
 
+static void *deep(void *arg) {
+  pthread_setname_np(pthread_self(), "ct-deep");
+  sink = recurse(0);
+  return arg;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "segv";
   pthread_setname_np(pthread_self(), "ct-main");
@@ -108,6 +115,11 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "trap")) crash_trap();
   else if (!strcmp(mode, "sys")) crash_sys();
   else if (!strcmp(mode, "overflow")) sink = recurse(0);
+  else if (!strcmp(mode, "overflow-thread")) {
+    pthread_t t;
+    pthread_create(&t, NULL, deep, NULL);
+    pthread_join(t, NULL);
+  }
   else if (!strcmp(mode, "heapoverflow")) heap_overflow(argc - 2);
   else return 2;
   printf("survived %s\n", mode);

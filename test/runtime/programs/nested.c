@@ -4,8 +4,8 @@
  *   corrupt  a worker corrupts its own ring's descriptor (the runtime state the dump writer
  *            walks; corrupt_ring() in nested_corrupt.c), then the main thread divides by
  *            zero: the dump writer faults on the corrupted descriptor
- *   kill     the main thread aborts; with a huge ring the dump takes a while, and a watcher
- *            thread sends SIGSEGV to the main thread as soon as the dump file appears
+ *   kill     the main thread aborts; with huge rings the dump takes a while, and a watcher
+ *            thread sends SIGSEGV to the main thread once the dump file has its first 64 KiB
  *
  * Either way the process must die of the original signal (SIGFPE, SIGABRT), quickly. And two
  * cases where a crash meets an on-demand dump:
@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,7 +32,7 @@ int corrupt_ring(void); /* nested_corrupt.c, built without crashtrail */
 int crashtrail_dump(const char *reason) __attribute__((weak));
 
 static volatile int sink;
-static pthread_barrier_t corrupted;
+static pthread_barrier_t corrupted; /* also: the watcher is ready */
 static pid_t main_tid;
 
 __attribute__((noinline)) static int step(int i) { return i * 9 + 2; }
@@ -47,23 +48,30 @@ static void *corrupter(void *arg) {
   return arg;
 }
 
-static int dir_has_dump(const char *dir) {
+/* 1 if dir holds a dump file of at least min_bytes. */
+static int dir_has_dump(const char *dir, off_t min_bytes) {
   DIR *d = opendir(dir);
   struct dirent *e;
+  struct stat st;
   int found = 0;
   if (!d) return 0;
-  while (!found && (e = readdir(d))) found = !strncmp(e->d_name, "crashtrail-", 11);
+  while (!found && (e = readdir(d)))
+    found = !strncmp(e->d_name, "crashtrail-", 11) &&
+            fstatat(dirfd(d), e->d_name, &st, 0) == 0 && st.st_size >= min_bytes;
   closedir(d);
   return found;
 }
 
-static void wait_for_dump_file(const char *dir) {
-  struct timespec tick = {0, 200000};
-  for (int i = 0; i < 100000 && !dir_has_dump(dir); i++) nanosleep(&tick, NULL);
+static void wait_for_dump_file(const char *dir, off_t min_bytes) {
+  struct timespec tick = {0, 100000};
+  for (int i = 0; i < 100000 && !dir_has_dump(dir, min_bytes); i++) nanosleep(&tick, NULL);
 }
 
+/* Strikes once the dump has its first sections (64 KiB), well before its 128 MiB of rings. */
 static void *watcher(void *arg) {
-  wait_for_dump_file(arg);
+  (void)dir_has_dump(arg, 0); /* recorded: this thread's 64 MiB ring is part of the dump too */
+  pthread_barrier_wait(&corrupted);
+  wait_for_dump_file(arg, 64 * 1024);
   syscall(SYS_tgkill, getpid(), main_tid, SIGSEGV);
   return NULL;
 }
@@ -92,11 +100,13 @@ int main(int argc, char **argv) {
     volatile int zero = 0, num = 7;
     sink = num / zero;
   } else if (!strcmp(mode, "kill")) {
+    pthread_barrier_init(&corrupted, NULL, 2);
     pthread_create(&t, NULL, watcher, (void *)dir);
+    pthread_barrier_wait(&corrupted); /* the watcher is polling before the dump starts */
     abort();
   } else if (!strcmp(mode, "busy")) {
     pthread_create(&t, NULL, requester, NULL);
-    wait_for_dump_file(dir);
+    wait_for_dump_file(dir, 1);
     *(volatile int *)(uintptr_t)48 = 1;
   }
   return 1;

@@ -3,10 +3,11 @@
  * is taken every 7th call, so both fold into runs of identical iterations. */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 
-static atomic_int main_done;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t done = PTHREAD_COND_INITIALIZER;
+static int main_done; /* under lock; waited for, not spun on (a spin would wrap the ring) */
 static volatile long total;
 
 static long mix(long x) {
@@ -18,7 +19,10 @@ static long mix(long x) {
 
 static void *worker(void *arg) {
   (void)arg;
-  while (!atomic_load(&main_done)) {}
+  pthread_mutex_lock(&lock);
+  while (!main_done)
+    pthread_cond_wait(&done, &lock);
+  pthread_mutex_unlock(&lock);
   long sum = 0;
   for (int i = 0; i < 50; i++)
     sum += mix(i);
@@ -33,7 +37,10 @@ int main(void) {
   pthread_setname_np(t, "worker");
   for (int i = 0; i < 100; i++)
     total += mix(i);
-  atomic_store(&main_done, 1);
+  pthread_mutex_lock(&lock);
+  main_done = 1;
+  pthread_cond_signal(&done);
+  pthread_mutex_unlock(&lock);
   pthread_join(t, NULL);
   return (int)total;
 }

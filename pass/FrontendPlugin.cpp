@@ -1,33 +1,26 @@
-//===- Plugin.cpp - how clang and opt load crashtrail ---------------------------------===//
+//===- FrontendPlugin.cpp - `clang -fplugin=crashtrail-pass.so` -------------------------===//
 //
-// One shared object, three ways in:
-//   clang -fplugin=crashtrail-pass.so      the frontend action below adds this same file to
-//                                          the code generator's pass plugins and marks
-//                                          no_instrument_function declarations
-//   clang -fpass-plugin=crashtrail-pass.so llvmGetPassPluginInfo: OptimizerLast callback
-//   opt -load-pass-plugin=... -passes=crashtrail   the pipeline-parsing callback (tests)
-// Plugin arguments: -fplugin-arg-crashtrail-mode=ring|tables, -allowlist=F, -ignorelist=F,
-// -acc-var=0|1 (see Options.h).
+// The clang side of the plugin (only in crashtrail-pass.so, which links clang): the frontend
+// action adds this same shared object to the code generator's pass plugins, so -fplugin alone
+// runs the pass, passes -fplugin-arg-crashtrail-* to Options, and turns
+// __attribute__((no_instrument_function)) into an annotation the IR pass can see (clang keeps no
+// trace of it in IR).
 //
 //===----------------------------------------------------------------------------------------===//
-#include "CrashtrailPass.h"
 #include "Options.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/RecursiveASTVisitor.h"
-#include "clang/Basic/DiagnosticFrontend.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
-#include "llvm/Passes/PassPlugin.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 
 using namespace llvm;
 
 namespace {
-
 std::string thisLibraryPath() {
   Dl_info Info;
   if (dladdr(reinterpret_cast<void *>(&thisLibraryPath), &Info) && Info.dli_fname)
@@ -93,16 +86,3 @@ protected:
 static clang::FrontendPluginRegistry::Add<CrashtrailAction>
     RegisterAction("crashtrail", "record the execution path for crash timelines");
 
-extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
-  return {LLVM_PLUGIN_API_VERSION, "crashtrail", "1", [](PassBuilder &PB) {
-            PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, auto &&...) {
-              MPM.addPass(crashtrail::CrashtrailPass());
-            });
-            PB.registerPipelineParsingCallback(
-                [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
-                  if (Name != "crashtrail") return false;
-                  MPM.addPass(crashtrail::CrashtrailPass());
-                  return true;
-                });
-          }};
-}
