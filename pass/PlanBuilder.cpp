@@ -238,7 +238,10 @@ struct Builder {
         }
       D[B] = Max;
       if (!BP.Check && !ExtraCheck[B] && Max > Limit && BP.Site < 0) ExtraCheck[B] = true;
-      if (BP.Check || ExtraCheck[B]) BP.Budget = Max;
+      // A budget of at least 32 makes the flush threshold 2^31 or lower, a 32-bit immediate:
+      // the check is one compare-and-branch instead of a shift, a test and a branch, at the
+      // price of records that hold 31 or more bits instead of 63 - Max.
+      if (BP.Check || ExtraCheck[B]) BP.Budget = std::max(Max, 32u);
       if (BP.Check || ExtraCheck[B] || B == 0 || AfterCall.count(BP.BB) || Landing.count(BP.BB))
         Worst = std::max(Worst, Max);
     }
