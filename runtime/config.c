@@ -99,6 +99,7 @@ static void ct_config_dir(void) {
 void ct_config_load(void) {
   size_t kb;
   ssize_t n;
+  int allow_setid;
   memset(&ct_cfg, 0, sizeof ct_cfg);
   ct_cfg.ring_bytes = (size_t)CT_DEFAULT_RING_KB * 1024;
   ct_cfg.stack_bytes = (size_t)CT_DEFAULT_STACK_KB * 1024;
@@ -109,8 +110,10 @@ void ct_config_load(void) {
   (void)ct_config_size("CRASHTRAIL_KEEP_EXITED", 0, 100000, &ct_cfg.keep_exited);
   ct_cfg.enabled = ct_config_flag("CRASHTRAIL_ENABLE", 1);
   ct_cfg.dump_signal = ct_config_signal("CRASHTRAIL_DUMP_SIGNAL");
-  /* A set-id program must not write its memory where its invoker can read it. */
-  ct_cfg.setid_blocked = getauxval(AT_SECURE) && !ct_config_flag("CRASHTRAIL_ALLOW_SETID", 0);
+  /* A set-id program must not write its memory where its invoker can read it. The flag is
+   * read (and a bad value reported) in every process, not only in set-id ones. */
+  allow_setid = ct_config_flag("CRASHTRAIL_ALLOW_SETID", 0);
+  ct_cfg.setid_blocked = getauxval(AT_SECURE) && !allow_setid;
   ct_config_dir();
   n = readlink("/proc/self/exe", ct_cfg.exe_path, sizeof ct_cfg.exe_path - 1);
   ct_cfg.exe_path[n > 0 ? n : 0] = 0;

@@ -5,7 +5,9 @@
  *          |
  *   ct_crash_handler (alternate stack, compromised context)
  *          |-- nested fault in this thread? --> ct_die(original signal)
- *          |-- first crashing thread? ---------> write the dump, print its path
+ *          |-- first crashing thread? ---------> write the dump, print its path (after an
+ *          |                                     on-demand dump in another thread: bounded wait;
+ *          |                                     in this thread: no dump)
  *          |-- another thread is dumping? -----> wait for it (bounded)
  *          v
  *   restore the previous action, then
@@ -31,6 +33,7 @@
 static const int ct_fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
 #define CT_NFATAL (sizeof ct_fatal_signals / sizeof ct_fatal_signals[0])
 static struct sigaction ct_previous[CT_NFATAL];
+static _Atomic pid_t ct_crash_owner; /* the thread that writes the crash dump; 0 before */
 static volatile sig_atomic_t ct_dump_finished;
 
 static int ct_fatal_index(int sig) {
@@ -76,29 +79,47 @@ static void ct_announce(const siginfo_t *si, pid_t tid, const char *path, int ok
   ct_msg_emit(&m);
 }
 
+/* Another thread writes the crash dump: wait for it (bounded), then a little longer, so that
+ * thread takes the process down with the first signal. compromised */
 static void ct_wait_for_dump(void) {
   struct timespec ten_ms = {0, 10 * 1000 * 1000};
   for (int i = 0; i < 6000 && !ct_dump_finished; i++) nanosleep(&ten_ms, NULL);
-  /* Give the dumping thread time to take the process down with its own signal. */
   for (int i = 0; i < 100; i++) nanosleep(&ten_ms, NULL);
+}
+
+/* Takes the dump writer for the crash dump. An on-demand dump in another thread is waited for
+ * (bounded); one in this very thread (the dump writer faulted, or a fatal signal interrupted
+ * it) cannot be, and its static buffers are half-used: give up. 1 if acquired. compromised */
+static int ct_acquire_for_crash(pid_t tid) {
+  struct timespec ten_ms = {0, 10 * 1000 * 1000};
+  for (int i = 0; i < 1000; i++) {
+    if (ct_dump_acquire(tid)) return 1;
+    if (ct_dump_owner() == tid) return 0;
+    nanosleep(&ten_ms, NULL);
+  }
+  return 0;
 }
 
 static void ct_crash_handler(int sig, siginfo_t *si, void *ucv) {
   struct ct_thread *t = ct_self();
   int saved_errno = errno, idx = ct_fatal_index(sig);
-  pid_t tid = ct_gettid();
+  pid_t tid = ct_gettid(), first = 0;
   static char path[CT_PATH_MAX];
   if (t->in_handler) ct_die(t->in_handler); /* a fault while handling a fault */
   t->in_handler = sig;
   if (ct_cfg.enabled && !ct_cfg.setid_blocked) {
-    if (ct_dump_acquire(tid)) {
-      struct ct_dump_request req = {CT_REASON_SIGNAL, "", si, ucv, tid};
-      int ok = ct_dump_write(&req, path, sizeof path) == 0;
+    if (atomic_compare_exchange_strong(&ct_crash_owner, &first, tid)) {
+      int ok = 0;
+      if (ct_acquire_for_crash(tid)) {
+        struct ct_dump_request req = {CT_REASON_SIGNAL, "", si, ucv, tid};
+        ok = ct_dump_write(&req, path, sizeof path) == 0;
+        ct_dump_release();
+      }
       ct_announce(si, tid, path, ok);
       ct_dump_finished = 1;
-    } else {
+    } else if (first != tid) {
       ct_wait_for_dump();
-    }
+    } /* else: this thread dumped already and meets a later signal (abort after a report) */
   }
   if (idx < 0) ct_die(sig);
   sigaction(sig, &ct_previous[idx], NULL);
@@ -114,6 +135,8 @@ static void ct_crash_handler(int sig, siginfo_t *si, void *ucv) {
 
 void ct_install_crash_handlers(void) {
   struct sigaction sa;
+  struct ct_msg kept = {{0}, 0};
+  int nkept = 0;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = ct_crash_handler;
   /* NODEFER: a fault inside the handler re-enters it and ct_die ends the process with the
@@ -126,6 +149,20 @@ void ct_install_crash_handlers(void) {
     if (sigaction(ct_fatal_signals[i], NULL, &cur) != 0) continue;
     if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == ct_crash_handler) continue;
     if (sigaction(ct_fatal_signals[i], &sa, &ct_previous[i]) != 0) continue;
+    /* A sanitizer that owns a signal (AddressSanitizer with allow_user_segv_handler=0) makes
+     * sigaction succeed without installing anything: check, and say so. */
+    if (sigaction(ct_fatal_signals[i], NULL, &cur) == 0 &&
+        !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == ct_crash_handler)) {
+      if (!nkept) ct_msg_str(&kept, "crashtrail: another runtime keeps the handler of");
+      ct_msg_str(&kept, " ");
+      ct_msg_str(&kept, ct_signal_name(ct_fatal_signals[i]));
+      nkept++;
+    }
+  }
+  if (nkept) {
+    ct_msg_str(&kept, " (AddressSanitizer with allow_user_segv_handler=0?); no dump on ");
+    ct_msg_str(&kept, nkept > 1 ? "these signals" : "this signal");
+    ct_msg_emit(&kept);
   }
 }
 

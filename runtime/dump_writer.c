@@ -5,6 +5,8 @@
  * Only open, write, pwrite, read, close, unlink, sigaction, clock_gettime, getpid and friends.
  * Memory is written straight from where it lives: write(2) returns EFAULT for an unreadable
  * address instead of faulting, so a stack slice that runs off its mapping is cut, not fatal.
+ * It is issued as a raw system call (ct_sys_write): under AddressSanitizer, write() is an
+ * interceptor that reports the stack's redzones as a bug and kills the process mid-dump.
  * Section lengths are patched with pwrite(2) once a section is complete, so sections of
  * unknown length (the maps file) stream without a buffer.
  *
@@ -25,14 +27,16 @@
 #include "rt_internal.h"
 
 char ct_last_dump[CT_PATH_MAX];
-static _Atomic pid_t ct_dump_owner;
+static _Atomic pid_t ct_dump_owner_tid;
 
 int ct_dump_acquire(pid_t tid) {
   pid_t none = 0;
-  return atomic_compare_exchange_strong(&ct_dump_owner, &none, tid);
+  return atomic_compare_exchange_strong(&ct_dump_owner_tid, &none, tid);
 }
 
-void ct_dump_release(void) { atomic_store(&ct_dump_owner, 0); }
+void ct_dump_release(void) { atomic_store(&ct_dump_owner_tid, 0); }
+
+pid_t ct_dump_owner(void) { return atomic_load(&ct_dump_owner_tid); }
 
 struct ct_out {
   int fd;
@@ -57,7 +61,7 @@ static size_t ct_out_memory(struct ct_out *o, uintptr_t addr, size_t len) {
   while (!o->err && done < len) {
     size_t piece = 4096 - ((addr + done) & 4095);
     if (piece > len - done) piece = len - done;
-    ssize_t n = write(o->fd, (const void *)(addr + done), piece);
+    ssize_t n = ct_sys_write(o->fd, (const void *)(addr + done), piece);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EFAULT) break;
     if (n <= 0) {
@@ -216,11 +220,20 @@ static void ct_write_thread_state(struct ct_out *o, const struct ct_dump_request
   ct_section(o, CT_DS_REGISTERS, &regs, sizeof regs, NULL, 0);
   if (ct_cfg.stack_bytes) {
     struct ct_ds_stack st = {.tid = (uint32_t)req->tid};
-    uint64_t at;
+    uint64_t at, end;
     st.start = (regs.regs[CT_REG_SP] - 128) & ~(uint64_t)15; /* include the red zone */
+    end = st.start + ct_cfg.stack_bytes;
     at = ct_section_begin(o, CT_DS_STACK);
     ct_out_bytes(o, &st, sizeof st);
-    (void)ct_out_memory(o, st.start, ct_cfg.stack_bytes);
+    /* After a stack overflow the red zone (or the stack pointer itself) is in the guard page:
+     * start at the first readable page instead of writing nothing, and patch the start. */
+    while (!o->err && st.start < end &&
+           ct_out_memory(o, (uintptr_t)st.start, (size_t)(end - st.start)) == 0)
+      st.start = (st.start | 4095) + 1;
+    if (!o->err && pwrite(o->fd, &st.start, sizeof st.start,
+                          (off_t)(at + CT_DUMP_SECTION_HEADER_BYTES +
+                                  offsetof(struct ct_ds_stack, start))) != sizeof st.start)
+      o->err = errno ? errno : EIO;
     ct_section_end(o, at);
   }
 }
@@ -239,6 +252,17 @@ static void ct_write_maps(struct ct_out *o) {
   }
   close(fd);
   ct_section_end(o, at);
+}
+
+/* The event log, oldest first: once it has wrapped, from the next slot to be overwritten. */
+static void ct_write_events(struct ct_out *o) {
+  uint32_t n = atomic_load(&ct_event_count), first = n % CT_MAX_EVENTS;
+  if (n <= CT_MAX_EVENTS)
+    ct_section(o, CT_DS_EVENTS, ct_events, sizeof ct_events[0] * n, NULL, 0);
+  else
+    ct_section(o, CT_DS_EVENTS, &ct_events[first],
+               sizeof ct_events[0] * (CT_MAX_EVENTS - first), ct_events,
+               sizeof ct_events[0] * first);
 }
 
 static void ct_write_modules(struct ct_out *o) {
@@ -275,7 +299,8 @@ static void ct_write_modules(struct ct_out *o) {
   }
 }
 
-static void ct_write_one_thread(struct ct_out *o, pid_t tid, uint32_t flags) {
+/* A thread section; a thread that is gone has no /proc entry: `saved` is the name it had. */
+static void ct_write_one_thread(struct ct_out *o, pid_t tid, uint32_t flags, const char *saved) {
   struct ct_ds_thread th;
   char path[64], name[32];
   struct ct_msg m = {{0}, 0};
@@ -291,6 +316,7 @@ static void ct_write_one_thread(struct ct_out *o, pid_t tid, uint32_t flags) {
   n = (flags & (CT_THR_EXITED | CT_THR_PREFORK)) ? -1 : ct_read_file(path, name, sizeof name);
   if (n > 0 && name[n - 1] == '\n') name[--n] = 0;
   if (n > 0) ct_strlcpy(th.name, name, sizeof th.name);
+  else if (saved) memcpy(th.name, saved, sizeof th.name);
   ct_section(o, CT_DS_THREAD, &th, sizeof th, NULL, 0);
 }
 
@@ -312,12 +338,12 @@ static void ct_write_threads_and_rings(struct ct_out *o, const struct ct_dump_re
       }
       if ((pid_t)tid == ct_gettid()) tf |= CT_THR_DUMPING;
       seen[nseen++] = tid;
-      ct_write_one_thread(o, (pid_t)tid, tf);
+      ct_write_one_thread(o, (pid_t)tid, tf, (tf & CT_THR_EXITED) ? r->name : NULL);
     }
   }
   if (!have_req)
     ct_write_one_thread(o, req->tid, (req->si ? CT_THR_CRASHED : 0) |
-                                         (req->tid == ct_gettid() ? CT_THR_DUMPING : 0));
+                                         (req->tid == ct_gettid() ? CT_THR_DUMPING : 0), NULL);
   for (struct ct_ring *r = atomic_load(&ct_ring_list); r; r = r->next) {
     struct ct_ds_ring d;
     uint64_t at;
@@ -327,7 +353,7 @@ static void ct_write_threads_and_rings(struct ct_out *o, const struct ct_dump_re
     d.base = (uint64_t)(uintptr_t)r->base;
     d.size = r->size;
     d.pos = ct_ring_pos_of(r);
-    d.flags = atomic_load(&r->flags);
+    d.flags = atomic_load(&r->flags) & (CT_THR_EXITED | CT_THR_PREFORK);
     at = ct_section_begin(o, CT_DS_RING);
     ct_out_bytes(o, &d, sizeof d);
     ct_out_bytes(o, r->base, r->size);
@@ -381,11 +407,7 @@ static int ct_dump_into(const char *dir, const struct ct_dump_request *req, char
   }
   ct_write_thread_state(&o, req);
   ct_write_modules(&o);
-  ct_section(&o, CT_DS_EVENTS, ct_events,
-             sizeof ct_events[0] * (atomic_load(&ct_event_count) < CT_MAX_EVENTS
-                                        ? atomic_load(&ct_event_count)
-                                        : CT_MAX_EVENTS),
-             NULL, 0);
+  ct_write_events(&o);
   ct_write_maps(&o);
   ct_write_threads_and_rings(&o, req); /* the bulk last: a cut file keeps the small parts */
   total = o.off + CT_DUMP_SECTION_HEADER_BYTES + 8;
@@ -402,7 +424,10 @@ static int ct_dump_into(const char *dir, const struct ct_dump_request *req, char
 int ct_dump_write(const struct ct_dump_request *req, char *path, size_t cap) {
   struct sigaction ign = {.sa_handler = SIG_IGN}, old_xfsz;
   int rc, saved_errno = errno;
-  /* Over RLIMIT_FSIZE, write(2) must fail with EFBIG, not kill us with SIGXFSZ. */
+  /* Over RLIMIT_FSIZE, write(2) must fail with EFBIG, not kill us with SIGXFSZ. The kernel
+   * drops an ignored signal only while it is unblocked: the crash handler blocks SIGXFSZ, so
+   * it is queued instead and would kill the process once the handler returns. Setting SIG_IGN
+   * again, before restoring the old action, discards it. */
   sigaction(SIGXFSZ, &ign, &old_xfsz);
   rc = ct_dump_into(ct_cfg.dir, req, path, cap);
   if (rc < 0) {
@@ -410,6 +435,7 @@ int ct_dump_write(const struct ct_dump_request *req, char *path, size_t cap) {
     rc = ct_dump_into(ct_cfg.fallback_dir, req, path, cap);
     if (rc < 0) ct_report_failure(ct_cfg.fallback_dir, -rc, "; no dump was written");
   }
+  sigaction(SIGXFSZ, &ign, NULL);
   sigaction(SIGXFSZ, &old_xfsz, NULL);
   if (rc == 0) ct_strlcpy(ct_last_dump, path, sizeof ct_last_dump);
   errno = saved_errno;

@@ -18,7 +18,13 @@
 
 _Atomic int ct_initialised; /* 0 not started, 1 in progress, 2 done */
 
-static void ct_atfork_child(void) { ct_threads_after_fork(); }
+/* The child has only the forking thread: locks held by the parent's other threads (a module
+ * registration, an on-demand dump) would never be released. normal */
+static void ct_atfork_child(void) {
+  ct_modules_after_fork();
+  ct_dump_release();
+  ct_threads_after_fork();
+}
 
 CT_EXPORT void __crashtrail_runtime_init(void) {
   int expected = 0;

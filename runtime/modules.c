@@ -1,6 +1,7 @@
 /*
  * modules.c - the registry of instrumented modules (the executable and each shared object),
- * and the process event log (module load/unload, fork, thread start/exit).
+ * and the process event log (module load/unload, fork, thread start/exit; the latest
+ * CT_MAX_EVENTS of them).
  *
  * A module is identified by its descriptor (CT_SYM_MODULE, one per ELF module). Registration
  * reads what the post-mortem needs from the module's own ELF header in memory (reached through
@@ -26,12 +27,11 @@ _Atomic uint32_t ct_module_count;
 struct ct_ds_event ct_events[CT_MAX_EVENTS];
 _Atomic uint32_t ct_event_count;
 
+/* The log is circular: a long-running process keeps its latest events (a dlclose after
+ * thousands of thread starts), not its first ones. CT_MAX_EVENTS divides 2^32, so the slot
+ * stays right when the counter wraps. */
 void ct_event(uint32_t kind, uint32_t module_id) {
-  uint32_t i = atomic_fetch_add(&ct_event_count, 1);
-  if (i >= CT_MAX_EVENTS) {
-    atomic_store(&ct_event_count, CT_MAX_EVENTS);
-    return;
-  }
+  uint32_t i = atomic_fetch_add(&ct_event_count, 1) % CT_MAX_EVENTS;
   ct_events[i].kind = kind;
   ct_events[i].tid = (uint32_t)ct_gettid();
   ct_events[i].monotonic_ns = ct_monotonic_ns();
@@ -108,6 +108,12 @@ static void ct_module_find_path(struct ct_module *m, uintptr_t addr) {
 }
 
 static atomic_flag ct_module_lock = ATOMIC_FLAG_INIT;
+
+/* In the child of fork, a registration another thread had in progress never finishes: free
+ * its lock, or the child's next registration would spin for ever. normal (atfork child) */
+void ct_modules_after_fork(void) {
+  atomic_flag_clear_explicit(&ct_module_lock, memory_order_release);
+}
 
 /* Returns the registry slot of a module, registering it on first use. any */
 struct ct_module *ct_module_for(struct ct_module_desc *desc) {

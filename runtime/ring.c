@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -72,11 +73,15 @@ static struct ct_thread *ct_thread_get(void) {
   return t;
 }
 
-/* Thread exit (key destructor, normal context): remember where each ring ended. */
+/* Thread exit (key destructor, normal context): remember where each ring ended, and the
+ * thread's name. */
 static void ct_thread_exit(void *arg) {
   struct ct_thread *t = arg;
   uint64_t now = ct_monotonic_ns();
+  char name[16] = {0};
+  (void)prctl(PR_GET_NAME, name); /* gone from /proc once the thread is */
   for (struct ct_ring *r = t->rings; r; r = r->next_in_thread) {
+    memcpy(r->name, name, sizeof r->name);
     atomic_store(&r->saved_pos, ct_ring_pos_of(r));
     atomic_store(&r->exit_ns, now);
     atomic_fetch_or(&r->flags, CT_THR_EXITED);
@@ -112,14 +117,18 @@ static struct ct_ring *ct_ring_reuse(struct ct_module *m) {
   struct ct_ring *oldest = NULL;
   size_t dead = 0;
   for (struct ct_ring *r = atomic_load(&ct_ring_list); r; r = r->next) {
-    if (r->module != m || !(atomic_load(&r->flags) & CT_THR_EXITED)) continue;
+    uint32_t rf = atomic_load(&r->flags);
+    if (r->module != m || !(rf & CT_THR_EXITED) || (rf & CT_RING_CLAIMED)) continue;
     if (!ct_thread_is_dead((pid_t)atomic_load(&r->tid))) continue;
     dead++;
     if (!oldest || atomic_load(&r->exit_ns) < atomic_load(&oldest->exit_ns)) oldest = r;
   }
   if (dead <= ct_cfg.keep_exited || !oldest) return NULL;
   uint32_t f = atomic_load(&oldest->flags);
-  if (!(f & CT_THR_EXITED) || !atomic_compare_exchange_strong(&oldest->flags, &f, 0))
+  /* Claimed, but still marked exited until ct_ring_acquire has given it the new owner's
+   * position pointer: a dump meanwhile must not follow the dead thread's one. */
+  if (!(f & CT_THR_EXITED) || (f & CT_RING_CLAIMED) ||
+      !atomic_compare_exchange_strong(&oldest->flags, &f, f | CT_RING_CLAIMED))
     return NULL; /* another thread took it */
   memset(oldest->base, 0, oldest->size);
   oldest->generation = 0;
@@ -148,6 +157,7 @@ static struct ct_ring *ct_ring_acquire(struct ct_module *m, struct ct_thread *t,
   r->pos_tls = pos_tls;
   atomic_store(&r->saved_pos, 0);
   atomic_store(&r->tid, (uint32_t)t->tid);
+  atomic_store(&r->flags, 0); /* a reused ring is live from here on */
   r->next_in_thread = t->rings;
   t->rings = r;
   return r;

@@ -48,6 +48,7 @@ CT_HIDDEN uint64_t ct_monotonic_ns(void);              /* any */
 CT_HIDDEN pid_t ct_gettid(void);                       /* any */
 CT_HIDDEN size_t ct_strlen(const char *s);             /* any */
 CT_HIDDEN void ct_strlcpy(char *dst, const char *src, size_t cap); /* any */
+CT_HIDDEN ssize_t ct_sys_write(int fd, const void *buf, size_t len); /* any: never intercepted */
 CT_HIDDEN int ct_write_all(int fd, const void *buf, size_t len);   /* any: 0 or -errno */
 CT_HIDDEN ssize_t ct_read_file(const char *path, char *buf, size_t cap); /* any */
 
@@ -78,6 +79,7 @@ struct ct_module {
 CT_HIDDEN extern struct ct_module ct_modules[CT_MAX_MODULES];
 CT_HIDDEN extern _Atomic uint32_t ct_module_count;
 CT_HIDDEN struct ct_module *ct_module_for(struct ct_module_desc *desc); /* any (registers once) */
+CT_HIDDEN void ct_modules_after_fork(void);   /* normal (atfork child) */
 
 /* ---- threads and rings (ring.c) ------------------------------------------------------------- */
 struct ct_ring {
@@ -90,10 +92,12 @@ struct ct_ring {
   uint64_t generation;               /* chunks started so far */
   _Atomic uint64_t saved_pos;        /* byte offset of the next slot, kept at chunk starts */
   _Atomic uint32_t tid;
-  _Atomic uint32_t flags;            /* CT_THR_EXITED, CT_THR_PREFORK */
+  _Atomic uint32_t flags;            /* CT_THR_EXITED, CT_THR_PREFORK, CT_RING_CLAIMED */
   _Atomic uint64_t exit_ns;
+  char name[16];                     /* the owner's name when it exited (for the dump) */
 };
 CT_HIDDEN extern struct ct_ring *_Atomic ct_ring_list;
+#define CT_RING_CLAIMED 0x80000000u  /* runtime-only flag: an exited ring being reused */
 
 struct ct_thread {
   pid_t tid;
@@ -112,7 +116,8 @@ CT_HIDDEN void ct_thread_key_init(void);              /* normal */
 
 /* ---- events (modules.c) -------------------------------------------------------------------- */
 CT_HIDDEN extern struct ct_ds_event ct_events[CT_MAX_EVENTS];
-CT_HIDDEN extern _Atomic uint32_t ct_event_count;
+CT_HIDDEN extern _Atomic uint32_t ct_event_count; /* events ever logged; the last
+                                                     CT_MAX_EVENTS of them are kept */
 CT_HIDDEN void ct_event(uint32_t kind, uint32_t module_id); /* any */
 
 /* ---- dumps (dump_writer.c) ------------------------------------------------------------------- */
@@ -128,6 +133,7 @@ CT_HIDDEN int ct_dump_write(const struct ct_dump_request *req, char *path, size_
 /* Serialises dumps: 1 if this thread may dump now, 0 if another dump is in progress. any */
 CT_HIDDEN int ct_dump_acquire(pid_t tid);
 CT_HIDDEN void ct_dump_release(void);
+CT_HIDDEN pid_t ct_dump_owner(void);            /* any: the thread writing a dump, or 0 */
 CT_HIDDEN extern char ct_last_dump[CT_PATH_MAX];
 
 /* ---- signals (crash_handler.c, on_demand.c) --------------------------------------------------- */

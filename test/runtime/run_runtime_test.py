@@ -265,7 +265,8 @@ def check_signal_dump(c, r, signo, code=None, name="ct-main"):
                % (tl["signal"]["code"], code))
     th = crashed_thread(tl, name=name, tid=raw["pid"])
     flags = {t["tid"]: t["flags"] for t in raw["threads"]}
-    expect(flags.get(th["tid"], 0) & THR_CRASHED, "thread section lacks CT_THR_CRASHED")
+    expect(flags.get(th["tid"], 0) & THR_CRASHED and flags[th["tid"]] & THR_DUMPING,
+           "the crashed thread's section lacks CT_THR_CRASHED or CT_THR_DUMPING")
     expect(raw["has_regs"] and raw["regs_tid"] == th["tid"], "no registers for the crashed thread")
     mode = stat.S_IMODE(os.stat(dump).st_mode)
     expect(mode == 0o600, "the dump's mode is %o, expected 600" % mode)
@@ -473,6 +474,9 @@ def dlclose_case(c):
     dump = c.one_dump(r)
     announced(r, dump)
     raw, tl = c.raw(dump), c.show(dump)
+    main_mod = [m for m in raw["modules"] if m["path"] == exe]
+    expect(main_mod and main_mod[0]["flags"] == MOD_INSTRUMENTED | MOD_MAIN,
+           "the executable's module entry: %s" % main_mod)
     mods = [m for m in raw["modules"] if m["path"] == lib]
     expect(len(mods) == 2, "expected two loads of the library in the module list: %s"
            % raw["modules"])
@@ -513,8 +517,9 @@ def exited_thread(c):
            "the timeline of the exited thread: %s" % th)
     expect(th[0]["name"] == "ct-gone", "the exited thread's name is %r, expected 'ct-gone'"
            % th[0]["name"])
-    expect(any(e["kind"] == EV_THREAD_EXIT and e["tid"] == gone for e in raw["events"]),
-           "no thread-exit event")
+    for kind in (EV_THREAD_START, EV_THREAD_EXIT):
+        expect(any(e["kind"] == kind and e["tid"] == gone for e in raw["events"]),
+               "no thread start or exit event for the exited thread")
     crashed_thread(tl, name="ct-main")
     return "%s; exited thread %d decoded (%d steps)" % (r.how(), gone, len(th[0]["steps"]))
 
