@@ -27,7 +27,7 @@ int ct_find_option(struct ct_find_opts *o, int opt, const char *arg) {
 int ct_load(const char *dump, const struct ct_find_opts *o, struct ct_loaded *out) {
   char err[1024];
   struct ct_resolve_opts ro = {(const char **)o->binaries, o->nbinaries,
-                               (const char **)o->debug_dirs, o->ndebug_dirs};
+                               (const char **)o->debug_dirs, o->ndebug_dirs, 0};
   memset(out, 0, sizeof *out);
   if (ct_dump_load(dump, &out->dump, err, sizeof err) != 0 ||
       ct_modules_resolve(out->dump, &ro, &out->mods, err, sizeof err) != 0 ||

@@ -182,33 +182,24 @@ static const char *section_label(uint32_t t) {
   return t < sizeof names / sizeof names[0] ? names[t] : "unknown";
 }
 
-int ct_dump_load(const char *path, struct ct_dump **out, char *err, size_t errlen) {
-  struct stat st;
-  struct ct_dump *d;
+/* Parses a dump held in memory; takes ownership of a mapping when `mapped`. */
+static int dump_parse(const uint8_t *data, size_t size, int mapped, const char *name,
+                      struct ct_dump **out, char *err, size_t errlen) {
+  struct ct_dump *d = calloc(1, sizeof *d);
   size_t counts[16] = {0};
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
   *out = NULL;
-  if (fd < 0) return dump_fail(err, errlen, "%s: %s", path, strerror(errno));
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return dump_fail(err, errlen, "%s: not a regular file", path);
-  }
-  if (st.st_size < (off_t)CT_DUMP_HEADER_BYTES) {
-    close(fd);
-    return dump_fail(err, errlen, "%s: not a crashtrail dump (%lld bytes)", path,
-                     (long long)st.st_size);
-  }
-  void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED) return dump_fail(err, errlen, "%s: %s", path, strerror(errno));
-  d = calloc(1, sizeof *d);
   if (!d) {
-    munmap(map, (size_t)st.st_size);
+    if (mapped) munmap((void *)data, size);
     return dump_fail(err, errlen, "out of memory");
   }
-  d->map = map;
-  d->size = (size_t)st.st_size;
-  d->file = strdup(path);
+  d->map = data;
+  d->size = size;
+  d->mapped = mapped;
+  d->file = strdup(name);
+  if (size < CT_DUMP_HEADER_BYTES) {
+    ct_dump_free(d);
+    return dump_fail(err, errlen, "%s: not a crashtrail dump (%zu bytes)", name, size);
+  }
   if (check_frame(d, counts, err, errlen) != 0) {
     ct_dump_free(d);
     return -1;
@@ -225,7 +216,7 @@ int ct_dump_load(const char *path, struct ct_dump **out, char *err, size_t errle
   struct section s;
   while (next_section(&c, &s) == 1 && s.type != CT_DS_END) {
     if (read_section(d, &s) != 0) {
-      dump_fail(err, errlen, "%s: corrupt dump (a %s section is malformed)", path,
+      dump_fail(err, errlen, "%s: corrupt dump (a %s section is malformed)", name,
                 section_label(s.type));
       ct_dump_free(d);
       return -1;
@@ -233,10 +224,34 @@ int ct_dump_load(const char *path, struct ct_dump **out, char *err, size_t errle
   }
   if (!d->exe) {
     ct_dump_free(d);
-    return dump_fail(err, errlen, "%s: corrupt dump (no process section)", path);
+    return dump_fail(err, errlen, "%s: corrupt dump (no process section)", name);
   }
   *out = d;
   return 0;
+}
+
+int ct_dump_parse(const void *data, size_t size, struct ct_dump **out, char *err, size_t errlen) {
+  return dump_parse(data, size, 0, "(memory)", out, err, errlen);
+}
+
+int ct_dump_load(const char *path, struct ct_dump **out, char *err, size_t errlen) {
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  *out = NULL;
+  if (fd < 0) return dump_fail(err, errlen, "%s: %s", path, strerror(errno));
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return dump_fail(err, errlen, "%s: not a regular file", path);
+  }
+  if (st.st_size < (off_t)CT_DUMP_HEADER_BYTES) {
+    close(fd);
+    return dump_fail(err, errlen, "%s: not a crashtrail dump (%lld bytes)", path,
+                     (long long)st.st_size);
+  }
+  void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return dump_fail(err, errlen, "%s: %s", path, strerror(errno));
+  return dump_parse(map, (size_t)st.st_size, 1, path, out, err, errlen);
 }
 
 void ct_dump_free(struct ct_dump *d) {
@@ -252,7 +267,7 @@ void ct_dump_free(struct ct_dump *d) {
   free(d->reason);
   free(d->cmdline);
   free(d->file);
-  if (d->map) munmap((void *)d->map, d->size);
+  if (d->map && d->mapped) munmap((void *)d->map, d->size);
   free(d);
 }
 

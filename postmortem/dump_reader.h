@@ -33,6 +33,7 @@ struct ct_dump_table {
 struct ct_dump {
   const uint8_t *map;
   size_t size;
+  int mapped; /* map is an mmap of the file, unmapped by ct_dump_free */
   char *file;
   struct ct_ds_process process;
   char *exe, *reason, *cmdline; /* cmdline: NUL-separated, cmdline_len bytes */
@@ -59,6 +60,8 @@ struct ct_dump {
 /* Loads and validates a dump. Returns 0 and *out; or -1 with a one-line reason in err (not a
  * dump, truncated, corrupt, or from a newer format version). */
 int ct_dump_load(const char *path, struct ct_dump **out, char *err, size_t errlen);
+/* The same for a dump in memory (not copied: data must outlive the result). */
+int ct_dump_parse(const void *data, size_t size, struct ct_dump **out, char *err, size_t errlen);
 void ct_dump_free(struct ct_dump *d);
 
 /* Copies `len` bytes of the crashed thread's memory at `addr` from the stack slice; 0 if all

@@ -96,8 +96,10 @@ int ct_timeline_exec_tables(struct ct_timeline *t) {
       }
     }
   }
-  qsort(last, n, sizeof *last, hit_cmp);
-  qsort(first, n, sizeof *first, hit_cmp);
+  if (n) {
+    qsort(last, n, sizeof *last, hit_cmp);
+    qsort(first, n, sizeof *first, hit_cmp);
+  }
   if (emit(t, last, n, &t->last_exec, &t->nlast) == 0 &&
       emit(t, first, n, &t->first_exec, &t->nfirst) == 0)
     rc = 0;

@@ -235,7 +235,7 @@ int ct_modules_resolve(const struct ct_dump *d, const struct ct_resolve_opts *o,
               "dump; wrong build?", o->binaries[i], have);
       goto fail;
     }
-  add_mapped(s, d, o);
+  if (!o->instrumented_only) add_mapped(s, d, o);
   free(used);
   *out = s;
   return 0;

@@ -41,6 +41,7 @@ struct ct_resolve_opts {
   size_t nbinaries;
   const char **debug_dirs;
   size_t ndebug_dirs;
+  int instrumented_only; /* skip the uninstrumented modules of the maps (fuzzing) */
 };
 
 /* Finds and checks the files of every module. An instrumented module whose binary is missing
