@@ -49,7 +49,7 @@ int ct_ring_extract(const struct ct_dump_ring *r, struct ct_ring_records *out) {
     }
     ch[nc++] = (struct chunk_ref){w[0] & CT_REC_ADDR_MASK, w};
   }
-  qsort(ch, nc, sizeof *ch, chunk_cmp);
+  if (nc) qsort(ch, nc, sizeof *ch, chunk_cmp);
   /* A lap rewrites chunks in order, so live generations are the last nchunks ones. */
   size_t first = 0;
   while (first < nc && ch[first].gen + nchunks <= ch[nc - 1].gen) first++;

@@ -1165,7 +1165,8 @@ static int load_syms(struct ct_dwarf *d, const char *bin, const struct ct_dw_elf
         n = ct_dw_elf_load_syms(bin, SHT_DYNSYM, &d->pool, &d->syms, &d->nsyms, &cap);
     if (n < 0)
         return ct_dw_fail(d, NULL, NULL, "malformed ELF symbol table");
-    qsort(d->syms, d->nsyms, sizeof *d->syms, cmp_sym);
+    if (d->nsyms)
+        qsort(d->syms, d->nsyms, sizeof *d->syms, cmp_sym);
     return 0;
 }
 

@@ -163,7 +163,7 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th) {
       start = k + 1;
     }
   }
-  qsort(seg, nseg, sizeof *seg, seg_cmp);
+  if (nseg) qsort(seg, nseg, sizeof *seg, seg_cmp);
   uint64_t last_stamp = CT_NO_STAMP;
   for (size_t s = 0; s < nseg; s++) {
     struct ct_module *m = ct_modules_by_dump_id(t->mods, seg[s].module);
