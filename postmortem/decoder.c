@@ -35,7 +35,7 @@ static uint32_t tag_of(uint64_t w0) {
   return (w0 & CT_REC_STAMPED) ? 0 : (uint32_t)(w0 >> CT_REC_TAG_SHIFT);
 }
 
-int ct_ring_extract(const struct ct_dump_ring *r, struct ct_ring_records *out) {
+int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_ring_records *out) {
   size_t nchunks = r->hdr.size / CT_CHUNK_BYTES, nc = 0, cap = 0;
   const size_t slots = CT_CHUNK_BYTES / CT_RECORD_BYTES;
   struct chunk_ref *ch = calloc(nchunks ? nchunks : 1, sizeof *ch);
@@ -57,6 +57,11 @@ int ct_ring_extract(const struct ct_dump_ring *r, struct ct_ring_records *out) {
   for (size_t c = first; c < nc; c++) {
     const uint64_t *w = ch[c].w;
     uint64_t base = w[1], time = w[3];
+    /* Records carry no time of their own: spread them evenly between their chunk's clock and
+     * the next chunk's (the dump's for the newest), which orders threads far better than one
+     * time per chunk. */
+    uint64_t until = c + 1 < nc ? ch[c + 1].w[3] : end_ns;
+    size_t first_rec = out->n;
     if (out->chunks++ == 0) out->oldest_generation = ch[c].gen;
     out->newest_generation = ch[c].gen;
     for (size_t s = CT_CHUNK_HEADER_SLOTS; s < slots; s++) {
@@ -90,6 +95,10 @@ int ct_ring_extract(const struct ct_dump_ring *r, struct ct_ring_records *out) {
         rec->stamp = base + ((low - (base & 0xffff)) & 0xffff);
       }
     }
+    size_t in_chunk = out->n - first_rec;
+    if (until > time && in_chunk > 1)
+      for (size_t k = 0; k < in_chunk; k++)
+        out->recs[first_rec + k].time_ns = time + (until - time) * k / in_chunk;
   }
   free(ch);
   return 0;

@@ -18,7 +18,7 @@ struct ct_rec {
   uint64_t fn;      /* runtime address of the function that wrote it */
   uint64_t acc;     /* the path accumulator */
   uint64_t stamp;   /* full stamp, or CT_NO_STAMP */
-  uint64_t time_ns; /* CLOCK_MONOTONIC of its chunk's start */
+  uint64_t time_ns; /* CLOCK_MONOTONIC, interpolated within its chunk */
 };
 
 struct ct_ring_records {
@@ -29,9 +29,10 @@ struct ct_ring_records {
   uint64_t oldest_generation, newest_generation;
 };
 
-/* Extracts the records of a ring in write order. Returns 0, or -1 when out of memory. Bad
- * chunks are skipped and counted, never trusted. */
-int ct_ring_extract(const struct ct_dump_ring *r, struct ct_ring_records *out);
+/* Extracts the records of a ring in write order, with times interpolated between chunk clocks
+ * (end_ns: CLOCK_MONOTONIC at which the newest chunk ended, e.g. the dump's). Returns 0, or -1
+ * when out of memory. Bad chunks are skipped and counted, never trusted. */
+int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_ring_records *out);
 void ct_ring_records_free(struct ct_ring_records *rr);
 
 enum ct_walk_status {

@@ -112,6 +112,10 @@ static void write_step(struct jw *w, const struct ct_timeline *t, const struct c
   jw_uint(w, s->col);
   jw_key(w, "depth");
   jw_uint(w, s->depth);
+  if (s->repeat) {
+    jw_key(w, "repeat");
+    jw_uint(w, s->repeat);
+  }
   if (s->time_ns) {
     jw_key(w, "time_ns");
     jw_int(w, ct_mono_to_unix_ns(&t->info, s->time_ns));

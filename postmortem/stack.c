@@ -153,7 +153,7 @@ static void mark_crash_line(struct ct_timeline *t, struct ct_tl_thread *th, stru
                       .line = loc->line, .col = loc->column, .fn = f,
                       .module = (uint16_t)(rf->mod ? rf->mod - t->mods->mods : 0),
                       .flags = (uint16_t)(CT_STEP_CRASH | (certain ? 0 : CT_STEP_UNCERTAIN)),
-                      .depth = last ? last->depth : 0, .time_ns = last ? last->time_ns : 0};
+                      .depth = last ? last->depth : CT_DEPTH_BIAS, .time_ns = last ? last->time_ns : 0};
   ct_tl_add_step(th, &s);
 }
 
@@ -203,7 +203,7 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
       struct ct_step s = {.function = ml->inl ? ml->inl->function : f->display,
                           .outer = f->display, .file = ml->file, .line = ml->line, .col = ml->col,
                           .inl = ml->inl, .fn = f, .module = mod, .flags = CT_STEP_PENDING,
-                          .depth = th->depth > 0 ? (uint32_t)th->depth : 0, .time_ns = time};
+                          .depth = (uint32_t)(th->depth + CT_DEPTH_BIAS), .time_ns = time};
       if (b == 0 && l == 0 && w.site == 0) s.flags |= CT_STEP_ENTRY;
       ct_tl_add_step(th, &s);
     }

@@ -292,6 +292,7 @@ static int insert_steps(struct ingest *g, sqlite3_stmt *st, int64_t thread,
     sqlite3_bind_int(st, 10, s->flags);
     sqlite3_bind_int(st, 11, (int)s->depth);
     sqlite3_bind_int64(st, 12, (int64_t)s->time_ns);
+    sqlite3_bind_int64(st, 13, s->repeat);
     if (run(st) != 0) return -1;
   }
   return 0;
@@ -319,7 +320,7 @@ static int insert_threads(struct ingest *g) {
   int rc = -1;
   if (sqlite3_prepare_v2(g->db, "INSERT INTO threads(crash_id, idx, tid, name, flags, records,"
                          " bad_records, history_lost) VALUES(?,?,?,?,?,?,?,?)", -1, &thr, NULL) ||
-      sqlite3_prepare_v2(g->db, "INSERT INTO steps VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", -1, &step, NULL) ||
+      sqlite3_prepare_v2(g->db, "INSERT INTO steps VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &step, NULL) ||
       sqlite3_prepare_v2(g->db, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?)", -1, &frame, NULL))
     goto out;
   for (size_t k = 0; k < g->t->nthreads; k++) {

@@ -162,7 +162,7 @@ static int load_steps(struct loader *l, struct ct_tl_thread *th, int64_t thread)
   th->steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *th->steps);
   if (n < 0 || !th->steps ||
       sqlite3_prepare_v2(l->db, "SELECT module, function, outer, file, line, col, inline, flags,"
-                         " depth, time_ns FROM steps WHERE thread_id=? ORDER BY seq", -1, &st,
+                         " depth, time_ns, repeat FROM steps WHERE thread_id=? ORDER BY seq", -1, &st,
                          NULL) != SQLITE_OK)
     return -1;
   th->cap = (size_t)n;
@@ -181,6 +181,7 @@ static int load_steps(struct loader *l, struct ct_tl_thread *th, int64_t thread)
     s->flags = (uint16_t)sqlite3_column_int(st, 7);
     s->depth = (uint32_t)sqlite3_column_int(st, 8);
     s->time_ns = (uint64_t)sqlite3_column_int64(st, 9);
+    s->repeat = (uint32_t)sqlite3_column_int64(st, 10);
   }
   sqlite3_finalize(st);
   return 0;

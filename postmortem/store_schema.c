@@ -53,6 +53,8 @@ static const char *const migrations[] = {
     "  file INTEGER, line INTEGER, time_ns INTEGER, PRIMARY KEY(crash_id, kind, idx)) WITHOUT ROWID;"
     "CREATE TABLE warnings(crash_id INTEGER NOT NULL REFERENCES crashes(id) ON DELETE CASCADE,"
     "  idx INTEGER NOT NULL, text TEXT, PRIMARY KEY(crash_id, idx)) WITHOUT ROWID;",
+    /* 2: consecutive runs of a line merged through a loop */
+    "ALTER TABLE steps ADD COLUMN repeat INTEGER NOT NULL DEFAULT 0;",
 };
 #define CT_STORE_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -43,6 +43,7 @@ int ct_tl_add_step(struct ct_tl_thread *th, const struct ct_step *s) {
     if (p->line == s->line && p->file == s->file && p->function == s->function &&
         !(s->flags & (CT_STEP_ENTRY | CT_STEP_GAP))) {
       p->flags |= s->flags & (CT_STEP_CRASH | CT_STEP_PENDING);
+      if (s->flags & CT_STEP_LOOP) p->repeat++;
       return 0;
     }
   }
@@ -53,7 +54,8 @@ int ct_tl_add_step(struct ct_tl_thread *th, const struct ct_step *s) {
     th->steps = ns;
     th->cap = cap;
   }
-  th->steps[th->nsteps++] = *s;
+  th->steps[th->nsteps] = *s;
+  th->steps[th->nsteps++].flags &= (uint16_t)~CT_STEP_LOOP;
   return 0;
 }
 
@@ -98,12 +100,14 @@ static void add_record(struct ct_timeline *t, struct ct_tl_thread *th, const str
   st = ct_walk_start(&w, f, r->acc);
   int first = 1;
   if (st == CT_WALK_BLOCK && w.site == 0) th->depth++; /* a new invocation */
+  /* Depth may go below its start (history begins inside a call); steps store it offset by a
+   * bias and normalise_depth() shifts the thread so its shallowest step is 0. */
   if (st == CT_WALK_BLOCK && (f->flags & CT_FN_NO_DEBUG)) {
     /* Built without line tables: the record still proves the function ran. */
     struct ct_step s = {.function = f->display, .outer = f->display, .fn = f,
                         .module = mod_index,
                         .flags = (uint16_t)((w.site == 0 ? CT_STEP_ENTRY : 0) | (gap ? CT_STEP_GAP : 0)),
-                        .depth = th->depth > 0 ? (uint32_t)th->depth : 0, .time_ns = r->time_ns};
+                        .depth = (uint32_t)(th->depth + CT_DEPTH_BIAS), .time_ns = r->time_ns};
     ct_tl_add_step(th, &s);
     first = 0;
   }
@@ -114,9 +118,10 @@ static void add_record(struct ct_timeline *t, struct ct_tl_thread *th, const str
       const struct ct_mline *l = &b->lines[i];
       struct ct_step s = {.function = l->inl ? l->inl->function : f->display, .outer = f->display,
                           .file = l->file, .line = l->line, .col = l->col, .inl = l->inl, .fn = f,
-                          .module = mod_index, .depth = th->depth > 0 ? (uint32_t)th->depth : 0,
+                          .module = mod_index, .depth = (uint32_t)(th->depth + CT_DEPTH_BIAS),
                           .time_ns = r->time_ns};
       if (first && w.block == f->site_block[0] && w.site == 0) s.flags |= CT_STEP_ENTRY;
+      if (i == 0 && (b->flags & CT_BB_CHECK)) s.flags |= CT_STEP_LOOP;
       if (first && gap) s.flags |= CT_STEP_GAP;
       first = 0;
       ct_tl_add_step(th, &s);
@@ -125,7 +130,7 @@ static void add_record(struct ct_timeline *t, struct ct_tl_thread *th, const str
   }
   if (st == CT_WALK_END) {
     uint32_t term = f->blocks[w.block].term;
-    if ((term == CT_TERM_RETURN || term == CT_TERM_RESUME) && th->depth > 0) th->depth--;
+    if (term == CT_TERM_RETURN || term == CT_TERM_RESUME) th->depth--;
   }
   if (st == CT_WALK_BAD) {
     th->bad_records++;
@@ -145,7 +150,8 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th) {
   for (size_t i = 0; i < d->nrings; i++) {
     if (d->rings[i].hdr.tid != th->tid) continue;
     th->rings++;
-    if (ct_ring_extract(&d->rings[i], &rr[i]) != 0) goto out;
+    uint64_t end = (d->rings[i].hdr.flags & CT_THR_EXITED) ? 0 : d->process.monotonic_ns;
+    if (ct_ring_extract(&d->rings[i], end, &rr[i]) != 0) goto out;
     if (rr[i].oldest_generation > 1) th->wrapped = 1;
     if (rr[i].skipped) ct_timeline_warn(t, "thread %u: %zu damaged ring slots skipped", th->tid, rr[i].skipped);
     size_t start = 0;
@@ -181,6 +187,13 @@ out:
   free(rr);
   free(seg);
   return rc;
+}
+
+static void normalise_depth(struct ct_tl_thread *th) {
+  uint32_t min = UINT32_MAX;
+  for (size_t i = 0; i < th->nsteps; i++)
+    if (th->steps[i].depth < min) min = th->steps[i].depth;
+  for (size_t i = 0; i < th->nsteps; i++) th->steps[i].depth -= min;
 }
 
 static int add_thread(struct ct_timeline *t, uint32_t tid, uint32_t flags, const char *name) {
@@ -273,6 +286,7 @@ int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks,
     ct_timeline_stack(t, &t->threads[0]);
     if (d->has_signal) t->crashed = 0;
   }
+  for (size_t i = 0; i < t->nthreads; i++) normalise_depth(&t->threads[i]);
   if (ct_timeline_exec_tables(t) != 0) goto oom;
   *out = t;
   return 0;

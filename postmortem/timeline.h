@@ -20,7 +20,8 @@ enum ct_step_flag {
   CT_STEP_CRASH = 2,     /* the faulting line (the crashed thread's last step) */
   CT_STEP_ENTRY = 4,     /* first step of a function invocation */
   CT_STEP_GAP = 8,       /* history before this step was lost (ring wrapped, records missing) */
-  CT_STEP_PENDING = 16   /* recovered from the crashing frame's live accumulator */
+  CT_STEP_PENDING = 16,  /* recovered from the crashing frame's live accumulator */
+  CT_STEP_LOOP = 32      /* (while decoding) the line's block is a loop header */
 };
 
 struct ct_step {
@@ -31,13 +32,15 @@ struct ct_step {
   const struct ct_inline_frame *inl; /* inline chain, NULL if not inlined */
   const struct ct_mfunc *fn;         /* the out-of-line function whose record this is */
   uint16_t module, flags;
-  uint32_t depth;                    /* call depth relative to the thread's first step */
+  uint32_t depth;                    /* call depth, 0 for the thread's shallowest step */
+  uint32_t repeat;                   /* further consecutive runs of this line merged into it
+                                        through a loop (a one-line loop's iterations - 1) */
   uint64_t time_ns;                  /* CLOCK_MONOTONIC, to the chunk (approximate) */
 };
 
 struct ct_frame {
   uint64_t pc;       /* runtime address */
-  int module;        /* index in the modset, -1 if unknown */
+  int module;        /* index in the timeline's modules, -1 if unknown */
   const char *function, *file;
   uint32_t line, col;
   int inlined;       /* an inlined call inside the next (outer) frame */
@@ -118,6 +121,10 @@ int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks,
 void ct_timeline_free(struct ct_timeline *t);
 void ct_timeline_warn(struct ct_timeline *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Steps store depth + CT_DEPTH_BIAS while a thread is decoded (a history that starts inside
+ * calls goes below its start), then each thread is shifted so its shallowest step is 0. */
+#define CT_DEPTH_BIAS (1u << 30)
 
 /* Appends a step, merging it into the previous one when it is the same source line. */
 int ct_tl_add_step(struct ct_tl_thread *th, const struct ct_step *s);

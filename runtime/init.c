@@ -17,6 +17,11 @@
 #include "rt_internal.h"
 
 _Atomic int ct_initialised; /* 0 not started, 1 in progress, 2 done */
+volatile int ct_exiting;
+
+/* exit() runs atexit handlers before any module's destructors: from here on a module
+ * destructor means the process is ending, not a dlclose. normal */
+static void ct_at_exit(void) { ct_exiting = 1; }
 
 /* The child has only the forking thread: locks held by the parent's other threads (a module
  * registration, an on-demand dump) would never be released. normal */
@@ -32,6 +37,7 @@ CT_EXPORT void __crashtrail_runtime_init(void) {
   ct_config_load();
   ct_thread_key_init();
   pthread_atfork(NULL, NULL, ct_atfork_child);
+  atexit(ct_at_exit);
   ct_thread_setup_altstack(ct_self());
   if (ct_cfg.enabled) ct_install_crash_handlers();
   ct_install_dump_signal();

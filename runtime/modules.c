@@ -168,7 +168,9 @@ CT_EXPORT void __crashtrail_register_module(struct ct_module_desc *desc) {
 /* dlclose: keep the module's rings and a copy of its tables for later dumps. normal */
 CT_EXPORT void __crashtrail_unregister_module(struct ct_module_desc *desc) {
   struct ct_module *m = desc->runtime;
-  if (!m) return;
+  /* At exit every module's destructor runs; the modules stay loaded (and a crash in a later
+   * destructor must still see them so), so only dlclose is recorded. */
+  if (!m || ct_exiting) return;
   ct_rings_module_unloaded(m);
   if (m->tab_start && m->tab_stop > m->tab_start) {
     size_t bytes = (size_t)((char *)m->tab_stop - (char *)m->tab_start);

@@ -142,6 +142,7 @@ CT_HIDDEN void ct_install_dump_signal(void);    /* normal */
 
 /* ---- start-up (init.c) ------------------------------------------------------------------------ */
 CT_HIDDEN void ct_ensure_init(void);            /* any: cheap after the first call */
+CT_HIDDEN extern volatile int ct_exiting;       /* exit() has started: destructors are not dlclose */
 CT_HIDDEN extern _Atomic int ct_initialised;
 
 #endif
