@@ -32,8 +32,9 @@ def parse_header(path):
     text = open(path).read()
     spec = {}
     for key in ("signal", "exit", "expect-O0", "expect-O2", "expect-O0@19", "expect-O2@19", "stack",
-                "stack-contains", "crashed-thread", "library"):
-        m = re.search(r"^\s*\*?\s*" + re.escape(key) + r":\s*(.+)$", text, re.M)
+                "stack-contains", "crashed-thread", "library", "own-files-only", "crash-function",
+                "inlined-crash", "strip", "other-thread"):
+        m = re.search(r"^\s*(?:\*|//)?\s*" + re.escape(key) + r":\s*(.+)$", text, re.M)
         if m:
             spec[key] = m.group(1).strip()
     return spec
@@ -62,7 +63,11 @@ def run(cmd, **kw):
 def build(args, src, out, opt, instrumented, work):
     """Builds the program (and its library); returns the path of the executable."""
     spec = parse_header(src)
-    cc = os.path.join(args.build, "bin", "crashtrail-cc") if instrumented else args.clang
+    cxx = src.endswith(".cpp")
+    if instrumented:
+        cc = os.path.join(args.build, "bin", "crashtrail-c++" if cxx else "crashtrail-cc")
+    else:
+        cc = args.clang.replace("clang", "clang++") if cxx else args.clang
     srcdir = os.path.dirname(src)
     flags = ["-O" + opt[1:], "-pthread"]
     if not instrumented:
@@ -91,6 +96,17 @@ def check_steps(spec, opt, steps, marks, lib_module, exe_module, llvm):
     key = "expect-%s@%d" % (opt, llvm)
     want_names = spec[key if key in spec else "expect-" + opt].split()
     want = [marks[n] for n in want_names]
+    if spec.get("own-files-only") == "yes":
+        own = {f for f, _ in marks.values()}
+        kept = []
+        for s in steps:
+            if os.path.basename(s["file"] or "?") not in own:
+                continue
+            if kept and (kept[-1]["file"], kept[-1]["line"]) == (s["file"], s["line"]):
+                kept[-1] = dict(kept[-1], crash=kept[-1].get("crash") or s.get("crash"))
+                continue
+            kept.append(s)
+        steps = kept
     got = [(os.path.basename(s["file"] or "?"), s["line"]) for s in steps]
     if got != want:
         rev = {v: k for k, v in marks.items()}
@@ -108,8 +124,38 @@ def check_steps(spec, opt, steps, marks, lib_module, exe_module, llvm):
             fail("step %s:%d is in module %s, expected %s" % (s["file"], s["line"], s["module"], expect))
 
 
+def check_crash_step(spec, step, stack):
+    if "crash-function" in spec and step["function"] != spec["crash-function"]:
+        fail("the crash step is in %s, expected %s" % (step["function"], spec["crash-function"]))
+    if spec.get("inlined-crash") == "yes":
+        if not step.get("inlined_at"):
+            fail("the crash step has no inline chain: %s" % step)
+        if not stack or not stack[0]["inlined"] or stack[0]["function"] != step["function"]:
+            fail("the stack does not start with the inlined frame: %s" % stack[:2])
+
+
+def strip_binary(exe, mode, work):
+    """Strips exe as a release would; returns extra `crashtrail show` arguments."""
+    debug = exe + ".debug"
+    for cmd in (["objcopy", "--only-keep-debug", exe, debug], ["strip", "--strip-all", exe],
+                ["objcopy", "--add-gnu-debuglink=" + debug, exe]):
+        r = run(cmd)
+        if r.returncode:
+            sys.exit("%s failed: %s" % (cmd, r.stderr))
+    if run(["readelf", "-S", exe]).stdout.count(".debug_") != 0:
+        fail("strip left debug sections in the binary")
+    if mode == "debuglink":
+        return []
+    out = run(["readelf", "-n", exe]).stdout
+    bid = re.search(r"Build ID: ([0-9a-f]+)", out).group(1)
+    d = os.path.join(work, "debugroot", ".build-id", bid[:2])
+    os.makedirs(d)
+    os.rename(debug, os.path.join(d, bid[2:] + ".debug"))
+    return ["--debug-dir", os.path.join(work, "debugroot")]
+
+
 def check_stack(spec, stack):
-    names = [f["function"] for f in stack if not f["inlined"]]
+    names = [f["function"] for f in stack]
     if "stack" in spec:
         want = spec["stack"].split()
         ours = [n for n in names if n in want or n == "main"]
@@ -125,8 +171,12 @@ def main():
     ap.add_argument("--clang", default="clang-14")
     ap.add_argument("--program", required=True)
     ap.add_argument("--opt", choices=["O0", "O2"], required=True)
+    ap.add_argument("--strip", choices=["debuglink", "build-id"],
+                    help="strip the binary as a release would, keeping a separate debug file")
     args = ap.parse_args()
     spec = parse_header(args.program)
+    if args.strip:
+        spec["strip"] = args.strip
     srcs = [args.program] + ([os.path.join(os.path.dirname(args.program), spec["library"])]
                              if "library" in spec else [])
     marks = markers(srcs)
@@ -140,6 +190,7 @@ def main():
             base = os.path.basename(os.path.dirname(args.program))
         exe = build(args, args.program, os.path.join(work, base), args.opt, True, work)
         plain = build(args, args.program, os.path.join(plain_dir, base), args.opt, False, plain_dir)
+        show_args = strip_binary(exe, spec["strip"], work) if "strip" in spec else []
         env = dict(os.environ, CRASHTRAIL_DIR=dumps)
         r = run([exe], env=env, cwd=work)
         p = run([plain], cwd=work)
@@ -167,7 +218,7 @@ def main():
         if "dump written to " + dump not in r.stderr:
             fail("stderr does not name the dump:\n" + r.stderr)
         crashtrail = os.path.join(args.build, "bin", "crashtrail")
-        j = run([crashtrail, "show", "--format=json", dump])
+        j = run([crashtrail, "show", "--format=json", dump] + show_args)
         if j.returncode:
             fail("crashtrail show failed:\n" + j.stderr)
         tl = json.loads(j.stdout)
@@ -184,7 +235,14 @@ def main():
         lib_module = "lib" + os.path.splitext(spec["library"])[0] + ".so" if "library" in spec else None
         check_steps(spec, args.opt, th["steps"], marks, lib_module, os.path.basename(exe), llvm_major(args.clang))
         check_stack(spec, th["stack"])
-        t = run([crashtrail, "show", dump])
+        check_crash_step(spec, th["steps"][-1], th["stack"])
+        if "other-thread" in spec:
+            others = [t for t in tl["threads"] if t["name"] == spec["other-thread"]]
+            if len(others) != 1 or not others[0]["steps"] or others[0]["crashed"]:
+                fail("thread %r missing, empty or marked crashed" % spec["other-thread"])
+            if {s["module"] for s in others[0]["steps"]} != {os.path.basename(exe)}:
+                fail("thread %r has steps outside the executable" % spec["other-thread"])
+        t = run([crashtrail, "show", dump] + show_args)
         if t.returncode or "<== crash" not in t.stdout:
             fail("text output:\n" + t.stdout + t.stderr)
         print("ok: %d steps as expected, %s, stack %s" % (len(th["steps"]), spec["signal"],
