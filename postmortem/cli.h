@@ -42,6 +42,7 @@ const char *ct_default_db(const char *given);
 
 int ct_cmd_show(int argc, char **argv);
 int ct_cmd_ingest(int argc, char **argv);
+int ct_cmd_export(int argc, char **argv);
 int ct_cmd_list(int argc, char **argv);
 int ct_cmd_meta(int argc, char **argv);
 int ct_cmd_report(int argc, char **argv);

@@ -19,6 +19,7 @@ static const struct {
 } commands[] = {
     {"show", ct_cmd_show, "show DUMP          the timeline of a crash, as text or JSON"},
     {"ingest", ct_cmd_ingest, "ingest DUMP...     store crashes in the SQLite store (--db FILE)"},
+    {"export", ct_cmd_export, "export DUMP -o F   the timeline for Perfetto (--format=chrome)"},
     {"list", ct_cmd_list, "list               crash groups with counts (--crashes: every crash)"},
     {"meta", ct_cmd_meta, "meta FILE          the decoding metadata of an instrumented binary"},
     {"report", ct_cmd_report, "report DUMP -o F   a self-contained HTML report of a crash"},

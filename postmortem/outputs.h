@@ -24,6 +24,9 @@ struct ct_text_opts {
 void ct_write_text(const struct ct_timeline *t, FILE *out, const struct ct_text_opts *o);
 
 
+/* The Chrome trace event format (Perfetto, chrome://tracing). */
+void ct_write_chrome(const struct ct_timeline *t, FILE *out);
+
 /* `crashtrail meta FILE`: the crashtrail metadata of a file, readable. 0, or 1 after a message. */
 int ct_meta_print_file(const char *path, FILE *out);
 

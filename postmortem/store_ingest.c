@@ -120,7 +120,9 @@ void ct_store_signature(const struct ct_timeline *t, char *out, size_t len) {
     for (size_t i = 0; i < th->nstack && taken < 3 && n < len; i++) {
       const struct ct_frame *f = &th->stack[i];
       int known = f->function && strcmp(f->function, "??") != 0;
-      int ours = f->module >= 0 && (size_t)f->module < t->nmodules && t->modules[f->module].instrumented;
+      /* First choice: frames with source lines in instrumented modules (not _start & co). */
+      int ours = f->module >= 0 && (size_t)f->module < t->nmodules &&
+                 t->modules[f->module].instrumented && f->file;
       if (!known || (pass == 0 && !ours)) continue;
       n += (size_t)snprintf(out + n, len - n, "%s %s", taken ? " <" : "", f->function);
       taken++;
