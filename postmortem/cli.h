@@ -46,5 +46,6 @@ int ct_cmd_export(int argc, char **argv);
 int ct_cmd_list(int argc, char **argv);
 int ct_cmd_meta(int argc, char **argv);
 int ct_cmd_report(int argc, char **argv);
+int ct_cmd_serve(int argc, char **argv); /* viewer/serve.c */
 
 #endif

@@ -161,6 +161,7 @@ static int read_section(struct ct_dump *d, struct section *s) {
   case CT_DS_EVENTS: {
     size_t n = ct_cur_left(b) / sizeof(struct ct_ds_event);
     if (ct_cur_left(b) % sizeof(struct ct_ds_event)) return -1;
+    free(d->events); /* a second EVENTS section replaces the first */
     d->events = calloc(n ? n : 1, sizeof *d->events);
     if (!d->events) return -1;
     for (size_t i = 0; i < n; i++) ct_cur_struct(b, &d->events[i], sizeof *d->events);

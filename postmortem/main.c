@@ -23,6 +23,7 @@ static const struct {
     {"list", ct_cmd_list, "list               crash groups with counts (--crashes: every crash)"},
     {"meta", ct_cmd_meta, "meta FILE          the decoding metadata of an instrumented binary"},
     {"report", ct_cmd_report, "report DUMP -o F   a self-contained HTML report of a crash"},
+    {"serve", ct_cmd_serve, "serve              the crash store in a local web server (--db FILE)"},
 };
 
 static void usage(FILE *out) {
