@@ -1,0 +1,170 @@
+/*
+ * test_decoder.c - unit tests of ring extraction and of walking records through a CFG
+ * (postmortem/decoder.c), on hand-built rings and functions whose right answers are written
+ * here, independently of the pass.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crashtrail/abi.h"
+#include "decoder.h"
+
+static int failures;
+#define CHECK(cond)                                                                 \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);      \
+      failures++;                                                                   \
+    }                                                                               \
+  } while (0)
+
+#define CHUNK_WORDS (CT_CHUNK_BYTES / 8)
+
+/* Starts chunk c of a ring: its two markers; returns the next free word index. */
+static size_t chunk(uint64_t *ring, size_t c, uint64_t gen, uint64_t stamp, uint64_t time) {
+  uint64_t *w = ring + c * CHUNK_WORDS;
+  w[0] = (uint64_t)CT_TAG_CHUNK << 48 | gen;
+  w[1] = stamp;
+  w[2] = (uint64_t)CT_TAG_CLOCK << 48 | 42;
+  w[3] = time;
+  return c * CHUNK_WORDS + 4;
+}
+
+static void test_ring_order_and_stamps(void) {
+  uint64_t *ring = calloc(3 * CHUNK_WORDS, 8);
+  struct ct_dump_ring r = {{0}, (const uint8_t *)ring};
+  struct ct_ring_records rr;
+  r.hdr.size = 3 * CT_CHUNK_BYTES;
+  /* Written in order: chunk gen 4 (slot 1), gen 5 (slot 2), gen 6 (slot 0, wrapped). */
+  size_t at = chunk(ring, 1, 4, 0xfffe, 1000);
+  ring[at++] = 0x1000;                                 /* plain record of fn 0x1000 */
+  ring[at++] = 0x5;
+  ring[at++] = 0x1000 | CT_REC_STAMPED | (uint64_t)0xffff << 48; /* stamp 0xffff */
+  ring[at++] = 0x6;
+  ring[at++] = (uint64_t)CT_TAG_SEQ << 48;             /* the low bits wrapped: full 0x10000 */
+  ring[at++] = 0x10000;
+  ring[at++] = 0x2000 | CT_REC_STAMPED;                /* stamp 0x10000 */
+  ring[at++] = 0x7;
+  at = chunk(ring, 2, 5, 0x10000, 2000);
+  ring[at++] = 0x2000 | CT_REC_STAMPED | (uint64_t)3 << 48; /* stamp 0x10003 */
+  ring[at++] = 0x8;
+  ring[at++] = 0x3000;                                 /* torn: w1 == 0, skipped */
+  ring[at++] = 0;
+  at = chunk(ring, 0, 6, 0x10003, 3000);
+  ring[at++] = 0x3000;
+  ring[at++] = 0x9;
+  CHECK(ct_ring_extract(&r, 4000, &rr) == 0);
+  CHECK(rr.n == 5);
+  CHECK(rr.skipped == 1);
+  CHECK(rr.oldest_generation == 4 && rr.newest_generation == 6);
+  if (rr.n == 5) {
+    uint64_t accs[5] = {5, 6, 7, 8, 9};
+    uint64_t stamps[5] = {CT_NO_STAMP, 0xffff, 0x10000, 0x10003, CT_NO_STAMP};
+    for (int i = 0; i < 5; i++) {
+      CHECK(rr.recs[i].acc == accs[i]);
+      CHECK(rr.recs[i].stamp == stamps[i]);
+    }
+    CHECK(rr.recs[0].fn == 0x1000 && rr.recs[2].fn == 0x2000 && rr.recs[4].fn == 0x3000);
+    CHECK(rr.recs[0].time_ns == 1000 && rr.recs[1].time_ns > 1000 && rr.recs[2].time_ns < 2000);
+    CHECK(rr.recs[4].time_ns == 3000); /* the newest chunk ends at the dump (4000) */
+  }
+  ct_ring_records_free(&rr);
+  /* An overwritten lap: generations older than the last nchunks are not trusted. */
+  memset(ring, 0, 3 * CT_CHUNK_BYTES);
+  chunk(ring, 0, 9, 0, 1);
+  chunk(ring, 1, 2, 0, 1); /* stale: 2 + 3 <= 9 */
+  chunk(ring, 2, 8, 0, 1);
+  CHECK(ct_ring_extract(&r, 0, &rr) == 0);
+  CHECK(rr.chunks == 2 && rr.oldest_generation == 8 && rr.skipped == 1);
+  ct_ring_records_free(&rr);
+  free(ring);
+}
+
+/* A function:           0: branch -> 1 (code 1) | 2 (code 0)
+ *                       1: jump -> 3            2: call -> 3 (after-call site)
+ *                       3: check (budget 32), branch -> 3 (code 1, the loop) | 4 (code 0)
+ *                       4: return
+ * sites: 0 entry (block 0), 1 after-call (block 3), 2 check (block 3). */
+static struct ct_msucc s0[2] = {{1, 1, 1}, {2, 1, 0}}, s1[1] = {{3, 0, 0}}, s2[1] = {{3, 0, 0}},
+                       s3[2] = {{3, 1, 1}, {4, 1, 0}};
+static struct ct_mblock blocks[5] = {
+    {.term = CT_TERM_BRANCH, .nsucc = 2, .succ = s0},
+    {.term = CT_TERM_JUMP, .nsucc = 1, .succ = s1},
+    {.term = CT_TERM_CALL, .nsucc = 1, .succ = s2},
+    {.flags = CT_BB_CHECK, .budget = 32, .term = CT_TERM_BRANCH, .nsucc = 2, .succ = s3},
+    {.term = CT_TERM_RETURN},
+};
+static uint32_t site_block[3] = {0, 3, 3}, site_kind[3] = {CT_SITE_ENTRY, CT_SITE_AFTER_CALL, CT_SITE_CHECK};
+static struct ct_mfunc fn = {.addr = 0x1000, .name = "f", .display = "f", .site_bits = 2, .nsites = 3,
+                             .nblocks = 5, .site_block = site_block, .site_kind = site_kind, .blocks = blocks};
+
+/* Walks acc; writes the blocks into out (terminated by -1) and returns the final status. */
+static int walk(uint64_t acc, int partial, int *out, int max) {
+  struct ct_walk w;
+  int n = 0, st = ct_walk_start(&w, &fn, acc);
+  while (st == CT_WALK_BLOCK && n < max - 1) {
+    out[n++] = (int)w.block;
+    st = ct_walk_next(&w, partial);
+  }
+  out[n] = -1;
+  return st;
+}
+
+static uint64_t acc_of(unsigned site, const char *bits) {
+  uint64_t a = (1u << 2) | site;
+  for (const char *p = bits; *p; p++) a = a << 1 | (uint64_t)(*p == '1');
+  return a;
+}
+
+static int same(const int *got, const int *want) {
+  for (int i = 0;; i++) {
+    if (got[i] != want[i]) return 0;
+    if (got[i] < 0) return 1;
+  }
+}
+
+static void test_walks(void) {
+  int b[64];
+  /* Entry, took 1, looped twice, left: 0 1 3 3 3 4. */
+  CHECK(walk(acc_of(0, "1" "1" "1" "0"), 0, b, 64) == CT_WALK_END);
+  CHECK(same(b, (int[]){0, 1, 3, 3, 3, 4, -1}));
+  /* Entry, took the call: the record ends at block 2. */
+  CHECK(walk(acc_of(0, "0"), 0, b, 64) == CT_WALK_END);
+  CHECK(same(b, (int[]){0, 2, -1}));
+  /* After the call, straight out. */
+  CHECK(walk(acc_of(1, "0"), 0, b, 64) == CT_WALK_END);
+  CHECK(same(b, (int[]){3, 4, -1}));
+  /* Too many bits for where the record ends: not trusted. */
+  CHECK(walk(acc_of(0, "01"), 0, b, 64) == CT_WALK_BAD);
+  /* A record that ends at a branch is only fine as a live (partial) path. */
+  CHECK(walk(acc_of(0, "11"), 0, b, 64) == CT_WALK_BAD);
+  CHECK(walk(acc_of(0, "11"), 1, b, 64) == CT_WALK_OUT);
+  CHECK(same(b, (int[]){0, 1, 3, 3, -1}));
+  /* No sentinel, unknown site. */
+  CHECK(walk(0, 0, b, 64) == CT_WALK_BAD);
+  CHECK(walk(1, 0, b, 64) == CT_WALK_BAD);
+  CHECK(walk(acc_of(3, "0"), 0, b, 64) == CT_WALK_BAD);
+  /* A full accumulator is flushed on entering the check once site bits + bits read reach
+   * 63 - budget = 31, so a record holds at most 29 path bits: 1 entry bit and 28 loop bits end
+   * before block 3 is entered again (blocks 0 1 3 and 27 more 3s), and a 30th bit cannot be. */
+  char bits[64] = "1";
+  for (int i = 0; i < 28; i++) strcat(bits, "1");
+  CHECK(walk(acc_of(0, bits), 0, b, 64) == CT_WALK_END);
+  int n = 0;
+  while (b[n] >= 0) n++;
+  CHECK(n == 30 && b[0] == 0 && b[1] == 1 && b[2] == 3 && b[29] == 3);
+  strcat(bits, "1");
+  CHECK(walk(acc_of(0, bits), 0, b, 64) == CT_WALK_BAD);
+  /* ...and the next record starts at the check site. */
+  CHECK(walk(acc_of(2, "10"), 0, b, 64) == CT_WALK_END);
+  CHECK(same(b, (int[]){3, 3, 4, -1}));
+}
+
+int main(void) {
+  test_ring_order_and_stamps();
+  test_walks();
+  if (failures) fprintf(stderr, "%d checks failed\n", failures);
+  else printf("decoder: all checks passed\n");
+  return failures != 0;
+}
