@@ -41,6 +41,8 @@ struct BlockPlan {
   llvm::CallBase *Call = nullptr;     // CALL and INVOKE: the call that ends the block
   std::string Callee;                 // empty for an indirect call
   bool Stamped = false;               // the flush ending this block is stamped
+  bool CodeBeforeBranch = false;      // two-way BRANCH whose bit is computed before it,
+                                      // acc = (acc << 1) | cond (an edge is critical)
   bool Check = false;
   unsigned Budget = 0;                // bits a check point allows until the next one
   int Site = -1;                      // site index if records start here

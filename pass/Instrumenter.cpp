@@ -15,7 +15,7 @@
 //                 return, resume  flush(acc)
 //
 // flush(acc) writes {function address [| stamp], acc} to this module's ring:
-//     p = RING_POS; if ((p & 4095) == 0) p = refill(&RING_POS, &MODULE);
+//     p = RING_POS; if ((p & 4095) == 0) { refill(&RING_POS, &MODULE); p = RING_POS; }
 //     p[0] = w0; p[1] = acc; RING_POS = p + 2;
 // A stamped flush first bumps the thread's stamp (in its top 16 bits) and calls stamp_wrap on
 // carry. Every added branch to a slow path carries unlikely branch weights.
@@ -72,7 +72,7 @@ struct Emitter {
       B.CreateStore(New, G.Stamp);
       Instruction *Wrap =
           SplitBlockAndInsertIfThen(B.CreateExtractValue(Sum, 1), Before, false, Unlikely);
-      IRBuilder<>(Wrap).CreateCall(G.StampWrap);
+      IRBuilder<>(Wrap).CreateCall(G.StampWrap)->setCallingConv(CallingConv::PreserveMost);
       B.SetInsertPoint(Before);
       W0 = B.CreateOr(W0, New);
     }
@@ -81,7 +81,9 @@ struct Emitter {
     Value *AtChunk = B.CreateICmpEQ(Low, c64(0));
     BasicBlock *Head = Before->getParent();
     Instruction *Then = SplitBlockAndInsertIfThen(AtChunk, Before, false, Unlikely);
-    Value *Fresh = IRBuilder<>(Then).CreateCall(G.Refill, {G.RingPos, G.descArg()}, "ct.fresh");
+    IRBuilder<> TB(Then);
+    TB.CreateCall(G.Refill, {G.RingPos, G.descArg()})->setCallingConv(CallingConv::PreserveMost);
+    Value *Fresh = TB.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.fresh");
     BasicBlock *Tail = Before->getParent();
     PHINode *Slot = PHINode::Create(G.SlotPtrTy, 2, "ct.slot", &Tail->front());
     Slot->addIncoming(Pos, Head);
@@ -180,11 +182,7 @@ struct Emitter {
     for (unsigned I = 0; I < P.Blocks.size(); ++I) {
       BlockPlan &BP = P.Blocks[I];
       if (BP.Term != CT_TERM_BRANCH) continue;
-      Instruction *TI = Ends[I];
-      bool AllUnique = true;
-      for (const Successor &S : BP.Succs)
-        AllUnique &= P.Blocks[S.Block].BB->getUniquePredecessor() == BP.BB;
-      if (isa<BranchInst>(TI) && !AllUnique) {
+      if (BP.CodeBeforeBranch) {
         InPredecessor[I] = true;
         continue;
       }

@@ -178,8 +178,15 @@ struct Builder {
     }
     B.Term = CT_TERM_BRANCH;
     if (isa<BranchInst>(TI)) {
-      // Fixed, not Huffman: the instrumenter may compute the bit as zext(cond).
-      B.Succs = {{Index[Succ[0]], {1, 1}}, {Index[Succ[1]], {1, 0}}};
+      // One bit per side. Where both successors are reached only from here the bit is added
+      // at the start of each, and the likelier side gets 0 (one `add acc,acc`, the other side
+      // needs an `or 1` too); otherwise it is computed before the branch as zext(cond), which
+      // fixes the true side to 1.
+      B.CodeBeforeBranch = Succ[0]->getUniquePredecessor() != BB ||
+                           Succ[1]->getUniquePredecessor() != BB;
+      bool TrueLikelier = W[0] > W[1];
+      unsigned TrueCode = B.CodeBeforeBranch ? 1 : TrueLikelier ? 0 : 1;
+      B.Succs = {{Index[Succ[0]], {1, TrueCode}}, {Index[Succ[1]], {1, 1 - TrueCode}}};
       return true;
     }
     std::vector<Code> Codes = buildHuffmanCode(W);

@@ -89,12 +89,14 @@ RuntimeGlue::RuntimeGlue(Module &M) : M(M) {
 
   PointerType *PosPtrTy = PointerType::getUnqual(SlotPtrTy);
   Refill = M.getOrInsertFunction(CT_SYM_RING_REFILL,
-                                 FunctionType::get(SlotPtrTy, {PosPtrTy, BytePtr}, false));
+                                 FunctionType::get(Type::getVoidTy(C), {PosPtrTy, BytePtr}, false));
   StampWrap = M.getOrInsertFunction(CT_SYM_STAMP_WRAP, FunctionType::get(Type::getVoidTy(C), false));
   for (FunctionCallee FC : {Refill, StampWrap})
     if (auto *F = dyn_cast<Function>(FC.getCallee())) {
       F->addFnAttr(Attribute::NoUnwind);
       F->addFnAttr(Attribute::Cold);
+      // Cold calls that keep every register: hot code around them needs no spills.
+      F->setCallingConv(CallingConv::PreserveMost);
     }
 }
 

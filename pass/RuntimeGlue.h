@@ -23,7 +23,7 @@ struct RuntimeGlue {
   llvm::GlobalVariable *ModuleDesc; // struct ct_module_desc
   llvm::GlobalVariable *Stamp;      // TLS uint64_t, runtime core
   llvm::GlobalVariable *Now;        // TLS uint64_t, runtime core
-  llvm::FunctionCallee Refill;      // uint64_t *(uint64_t **, void *)
+  llvm::FunctionCallee Refill;      // void (uint64_t **, void *), preserve_most; sets *pos
   llvm::FunctionCallee StampWrap;   // void (void)
   llvm::Value *descArg();           // ModuleDesc as the refill's second argument
 };

@@ -3,7 +3,8 @@
  * ring writes, thread state, and stamp wraps.
  *
  * The hot path (emitted by the pass, see docs/design.md) is:
- *     p = RING_POS;  if ((p & 4095) == 0) p = __crashtrail_ring_refill(&RING_POS, &MODULE);
+ *     p = RING_POS;  if ((p & 4095) == 0) { __crashtrail_ring_refill(&RING_POS, &MODULE);
+ *                                           p = RING_POS; }
  *     p[0] = w0;  p[1] = acc;  RING_POS = p + 2;
  * RING_POS is a zero-initialised TLS variable of the module, so a thread's first record in a
  * module lands here, and so does every record that would start a new 4096-byte chunk.
@@ -181,7 +182,11 @@ static uint64_t *ct_chunk_start(struct ct_ring *r, struct ct_thread *t, uint64_t
   return p + 2 * CT_CHUNK_HEADER_SLOTS;
 }
 
-CT_EXPORT uint64_t *__crashtrail_ring_refill(uint64_t **pos_tls, struct ct_module_desc *desc) {
+/* preserve_most: instrumented code calls this on a cold path; with every register but r11
+ * preserved, the values live across the call need no callee-saved registers (and no pushes
+ * and pops in every instrumented function's prologue). */
+/* Returns the slot where the record goes, the first free slot of a chunk just started. */
+static uint64_t *ct_refill_slot(uint64_t **pos_tls, struct ct_module_desc *desc) {
   struct ct_thread *t;
   struct ct_module *m;
   struct ct_ring *r;
@@ -202,11 +207,18 @@ CT_EXPORT uint64_t *__crashtrail_ring_refill(uint64_t **pos_tls, struct ct_modul
   return ct_chunk_start(r, t, p);
 }
 
+/* The slot is handed back through *pos_tls, not a return value: LLVM's preserve_most keeps
+ * rax too, so a preserve_most function cannot return one. */
+CT_EXPORT __attribute__((preserve_most)) void
+__crashtrail_ring_refill(uint64_t **pos_tls, struct ct_module_desc *desc) {
+  *pos_tls = ct_refill_slot(pos_tls, desc);
+}
+
 /* Appends a two-word marker to a ring of the calling thread. any */
 static void ct_ring_put(struct ct_ring *r, uint64_t w0, uint64_t w1) {
   uint64_t *p = *r->pos_tls;
   if (((uintptr_t)p & (CT_CHUNK_BYTES - 1)) == 0)
-    p = __crashtrail_ring_refill(r->pos_tls, (struct ct_module_desc *)r->module->desc);
+    p = ct_refill_slot(r->pos_tls, (struct ct_module_desc *)r->module->desc);
   p[0] = w0;
   p[1] = w1;
   *r->pos_tls = p + 2;
@@ -214,7 +226,7 @@ static void ct_ring_put(struct ct_ring *r, uint64_t w0, uint64_t w1) {
 
 /* The low 16 bits of the stamp just wrapped to 0: give every ring of this thread the full
  * counter, so each stamp can be unwrapped against the nearest marker in its own ring. */
-CT_EXPORT void __crashtrail_stamp_wrap(void) {
+CT_EXPORT __attribute__((preserve_most)) void __crashtrail_stamp_wrap(void) {
   struct ct_thread *t = ct_thread_get();
   t->stamp_hi++;
   for (struct ct_ring *r = t->rings; r; r = r->next_in_thread)

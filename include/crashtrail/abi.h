@@ -27,7 +27,8 @@
  * Invariants:
  *  - The hot path writes records only at slots whose address is not a multiple of
  *    CT_CHUNK_BYTES; at a multiple it calls CT_SYM_RING_REFILL, which starts the next chunk
- *    (allocating the ring on first use, wrapping at its end) and returns the slot to write.
+ *    (allocating the ring on first use, wrapping at its end) and leaves the slot to write in
+ *    the position variable.
  *  - Records of one thread in one ring are in program order. Across the rings of one thread,
  *    order is recovered from stamps: every record after which control may leave the module
  *    (a call to a function that may live elsewhere, a return from a function that may be
@@ -47,7 +48,9 @@
 #define CT_SYM_MODULE "__crashtrail_module"       /* struct ct_module_desc */
 #define CT_SYM_MODULE_CTOR "__crashtrail_module_ctor"
 /* In the runtime core (one per process). */
-#define CT_SYM_RING_REFILL "__crashtrail_ring_refill" /* uint64_t *(uint64_t **, desc *) */
+/* The two slow paths use the preserve_most calling convention (all registers but r11 kept). */
+#define CT_SYM_RING_REFILL "__crashtrail_ring_refill" /* void (uint64_t **, desc *): sets
+                                                       * *pos to the slot to write */
 #define CT_SYM_STAMP "__crashtrail_stamp"             /* TLS uint64_t, starts at CT_REC_STAMPED */
 #define CT_SYM_STAMP_WRAP "__crashtrail_stamp_wrap"   /* void (void): low 16 bits wrapped */
 #define CT_SYM_NOW "__crashtrail_now"                 /* TLS uint64_t: coarse time for tables */

@@ -1,5 +1,6 @@
 // A two-way branch costs one bit: the successor's code is shifted into the accumulator, at the
-// start of a successor that only this branch reaches (no select, no setcc).
+// start of a successor that only this branch reaches (no select, no setcc), and the likelier
+// successor gets 0 (a bare shift; the other needs an `or 1` as well).
 // RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=IR
 // RUN: %clang -fplugin=%plugin -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s --check-prefix=META
 
@@ -7,7 +8,7 @@ void left(int);
 void right(int);
 
 void pick(int a) {
-  if (a > 0)
+  if (__builtin_expect(a > 0, 0))
     left(a);
   else
     right(a);
