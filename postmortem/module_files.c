@@ -157,7 +157,7 @@ static void add_mapped(struct ct_modset *s, const struct ct_dump *d, const struc
     int consumed = 0;
     path[0] = 0;
     if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &consumed) >= 4 &&
-        consumed > 0) {
+        consumed > 0 && (!nl || line + consumed <= nl)) { /* a pathless line: %n ran past it */
       size_t len = nl ? (size_t)(nl - (line + consumed)) : strlen(line + consumed);
       if (len >= sizeof path) len = sizeof path - 1;
       memcpy(path, line + consumed, len);
