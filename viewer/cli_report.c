@@ -1,5 +1,6 @@
 /*
- * cli_report.c - `crashtrail report DUMP -o FILE`: the crash as one self-contained HTML page.
+ * cli_report.c - `crashtrail report DUMP -o FILE` (or `--db STORE ID -o FILE`, a stored crash):
+ * the crash as one self-contained HTML page.
  *
  * The page is written to a temporary file beside FILE and renamed over it only when complete,
  * so a failure (bad dump, full disk) never leaves a partial report behind, and an existing
@@ -18,7 +19,9 @@
 
 static void report_usage(FILE *out) {
   fputs("usage: crashtrail report DUMP -o FILE [options]\n"
+        "       crashtrail report --db STORE ID -o FILE [options]\n"
         "  -o, --output FILE    the HTML file to write (one file: opens from disk, no network)\n"
+        "  --db STORE ID        crash ID of a crash store (see crashtrail list --crashes)\n"
         "  --binary PATH        the executable or library a module was loaded from, if it is\n"
         "                       not at the recorded path (matched by GNU build-id; repeatable)\n"
         "  --debug-dir DIR      where separate debug files are (repeatable)\n"
@@ -58,10 +61,11 @@ static int write_atomically(const struct ct_loaded *l, const char *path,
 
 int ct_cmd_report(int argc, char **argv) {
   static const struct option longopts[] = {{"output", 1, 0, 'o'}, {"source-budget", 1, 0, 'b'},
-                                           {"help", 0, 0, 'h'}, CT_FIND_OPTIONS, {0, 0, 0, 0}};
+                                           {"help", 0, 0, 'h'}, {"db", 1, 0, 'd'},
+                                           CT_FIND_OPTIONS, {0, 0, 0, 0}};
   struct ct_find_opts find = {0};
   struct ct_report_opts ro = {0};
-  const char *output = NULL;
+  const char *output = NULL, *db = NULL;
   struct ct_loaded l;
   int c, rc;
   opterr = 0;
@@ -74,6 +78,7 @@ int ct_cmd_report(int argc, char **argv) {
     }
     switch (c) {
     case 'o': output = optarg; break;
+    case 'd': db = optarg; break;
     case 'b':
       ro.source_budget = strtoul(optarg, &end, 10) << 10;
       if (*end || !*optarg || !ro.source_budget)
@@ -87,11 +92,13 @@ int ct_cmd_report(int argc, char **argv) {
     }
   }
   if (optind != argc - 1 || !output) {
-    fprintf(stderr, "crashtrail: report needs one dump file and -o FILE\n");
+    fprintf(stderr, "crashtrail: report needs one dump file (or --db STORE and a crash number) and -o FILE\n");
     report_usage(stderr);
     return 2;
   }
-  if (ct_load(argv[optind], &find, &l) != 0) return 1;
+  if (db && access(db, F_OK) != 0) /* opening it would make an empty store */
+    return fprintf(stderr, "crashtrail: %s: %s\n", db, strerror(errno)), 1;
+  if (ct_load_crash(argv[optind], db, &find, &l) != 0) return 1;
   rc = write_atomically(&l, output, &ro);
   ct_loaded_free(&l);
   return rc;
