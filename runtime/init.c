@@ -12,6 +12,7 @@
  * same reason: the shared copy's constructor ends up initialising the executable's runtime.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_internal.h"
