@@ -42,7 +42,11 @@ struct BlockPlan {
   std::string Callee;                 // empty for an indirect call
   bool Stamped = false;               // the flush ending this block is stamped
   bool CodeBeforeBranch = false;      // two-way BRANCH whose bit is computed before it,
-                                      // acc = (acc << 1) | cond (an edge is critical)
+                                      // acc = (acc << 1) | cond (an edge is critical and the
+                                      // branch is not biased)
+  bool ShiftBeforeBranch = false;     // two-way BRANCH with a critical edge and a likelier
+                                      // side: acc <<= 1 before it, acc |= 1 on the edge to
+                                      // the unlikelier side (split if critical)
   bool Check = false;
   unsigned Budget = 0;                // bits a check point allows until the next one
   int Site = -1;                      // site index if records start here

@@ -8,17 +8,19 @@
 //                                                                   invoke continuation)
 //                 edge code       acc = (acc << len) | code        (the only predecessor is a
 //                                                                   multi-way branch)
-//                 check point     if (acc >= 2^(63-Budget)) { flush(acc); acc = init(site) }
+//                 check point     if (acc > 2^(63-Budget) - 1) { flush(acc); acc = init(site) }
 //                 table update    if (tab[e].last < now) { tab[e].last = now; first if 0 }
-//   block end     two-way branch  acc = (acc << 1) | cond          (when an edge is critical)
+//   block end     two-way branch  acc = (acc << 1) | cond          (critical edge, unbiased)
+//                                 acc <<= 1, acc |= 1 on the unlikelier edge (critical, biased)
 //                 call / invoke   flush(acc) before it; after a call, acc = init(next site)
 //                 return, resume  flush(acc)
 //
 // flush(acc) writes {function address [| stamp], acc} to this module's ring:
 //     p = RING_POS; if ((p & 4095) == 0) { refill(&RING_POS, &MODULE); p = RING_POS; }
 //     p[0] = w0; p[1] = acc; RING_POS = p + 2;
-// A stamped flush first bumps the thread's stamp (in its top 16 bits) and calls stamp_wrap on
-// carry. Every added branch to a slow path carries unlikely branch weights.
+// A stamped flush, once the runtime has turned stamping on for the module (two instrumented
+// modules loaded), first bumps the thread's stamp (in its top 16 bits) and calls stamp_wrap
+// on carry. Every added branch to a slow path carries unlikely branch weights.
 //
 //===----------------------------------------------------------------------------------------===//
 #include "Instrumenter.h"
@@ -65,16 +67,31 @@ struct Emitter {
     Value *A = loadAcc(B);
     Value *W0 = B.CreatePtrToInt(P.Anchor, I64);
     if (Stamped) {
-      Value *Old = B.CreateLoad(I64, G.Stamp, "ct.stamp");
-      Value *Sum = B.CreateIntrinsic(Intrinsic::uadd_with_overflow, {I64},
-                                     {Old, c64(CT_STAMP_INCREMENT)});
-      Value *New = B.CreateExtractValue(Sum, 0);
-      B.CreateStore(New, G.Stamp);
+      // Stamps only order the rings of a thread, and a thread has one ring until a second
+      // instrumented module registers: until then the runtime leaves `stamping` 0 and this
+      // costs one compare and a branch that is never taken.
+      LoadInst *On = B.CreateLoad(B.getInt32Ty(), G.stampingFlag(), "ct.stamping");
+      On->setAtomic(AtomicOrdering::Monotonic);
+      On->setAlignment(Align(4));
+      BasicBlock *Head = Before->getParent();
+      Instruction *StampThen =
+          SplitBlockAndInsertIfThen(B.CreateICmpNE(On, B.getInt32(0)), Before, false, Unlikely);
+      IRBuilder<> SB(StampThen);
+      Value *Old = SB.CreateLoad(I64, G.Stamp, "ct.stamp");
+      Value *Sum = SB.CreateIntrinsic(Intrinsic::uadd_with_overflow, {I64},
+                                      {Old, c64(CT_STAMP_INCREMENT)});
+      Value *New = SB.CreateExtractValue(Sum, 0);
+      SB.CreateStore(New, G.Stamp);
+      Value *StampedW0 = SB.CreateOr(W0, New);
       Instruction *Wrap =
-          SplitBlockAndInsertIfThen(B.CreateExtractValue(Sum, 1), Before, false, Unlikely);
+          SplitBlockAndInsertIfThen(SB.CreateExtractValue(Sum, 1), StampThen, false, Unlikely);
       IRBuilder<>(Wrap).CreateCall(G.StampWrap)->setCallingConv(CallingConv::PreserveMost);
+      BasicBlock *StampEnd = StampThen->getParent();
+      PHINode *Joined = PHINode::Create(I64, 2, "ct.w0", &Before->getParent()->front());
+      Joined->addIncoming(W0, Head);
+      Joined->addIncoming(StampedW0, StampEnd);
       B.SetInsertPoint(Before);
-      W0 = B.CreateOr(W0, New);
+      W0 = Joined;
     }
     Value *Pos = B.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.pos");
     Value *Low = B.CreateAnd(B.CreatePtrToInt(Pos, I64), c64(CT_CHUNK_BYTES - 1));
@@ -96,8 +113,10 @@ struct Emitter {
 
   void emitCheck(Instruction *&Cursor, const BlockPlan &BP) {
     IRBuilder<> B(Cursor);
-    unsigned Shift = CT_ACC_BITS - BP.Budget;
-    Value *Full = B.CreateICmpUGE(loadAcc(B), c64(uint64_t(1) << Shift), "ct.full");
+    // acc > 2^k - 1 rather than acc >= 2^k: with k <= 31 the limit is a 32-bit immediate
+    // (cmp $imm32, reg), where 2^31 would need a register.
+    uint64_t Limit = (uint64_t(1) << (CT_ACC_BITS - BP.Budget)) - 1;
+    Value *Full = B.CreateICmpUGT(loadAcc(B), c64(Limit), "ct.full");
     Instruction *Then = SplitBlockAndInsertIfThen(Full, Cursor, false, Unlikely);
     emitFlush(Then, false);
     new StoreInst(c64(P.siteInit(BP.Site)), Acc, Then);
@@ -132,20 +151,23 @@ struct Emitter {
 
   void addCodeAt(Instruction *Cursor, const Code &C) {
     IRBuilder<> B(Cursor);
-    Value *A = B.CreateShl(loadAcc(B), c64(C.Length));
+    Value *A = loadAcc(B);
+    if (C.Length) A = B.CreateShl(A, c64(C.Length)); // 0: the 1 of a shifted-before branch
     if (C.Value) A = B.CreateOr(A, c64(C.Value));
     B.CreateStore(A, Acc);
   }
 
   // For successors reached from an indirect branch (or asm goto) that also have other
   // predecessors: the shift and code arrive through phis, zero from the other edges.
+  // FromTerm is keyed by the multi-way terminator, not its block: code inserted at the start of
+  // a block (a check, a table update) splits it, and the terminator moves to the new tail.
   void addCodeThroughPhis(BasicBlock *S, Instruction *Cursor,
-                          const DenseMap<BasicBlock *, Code> &FromPred) {
+                          const DenseMap<Instruction *, Code> &FromTerm) {
     PHINode *Len = PHINode::Create(I64, 4, "ct.len", &S->front());
     PHINode *Val = PHINode::Create(I64, 4, "ct.code", &S->front());
     for (BasicBlock *Pred : predecessors(S)) {
-      auto It = FromPred.find(Pred);
-      Code C = It == FromPred.end() ? Code{} : It->second;
+      auto It = FromTerm.find(Pred->getTerminator());
+      Code C = It == FromTerm.end() ? Code{} : It->second;
       Len->addIncoming(c64(C.Length), Pred);
       Val->addIncoming(c64(C.Value), Pred);
     }
@@ -177,8 +199,11 @@ struct Emitter {
 
     // Which successor edges get their code at the successor's start.
     DenseMap<BasicBlock *, Code> AtStart;
-    DenseMap<BasicBlock *, DenseMap<BasicBlock *, Code>> ThroughPhis;
+    DenseMap<BasicBlock *, DenseMap<Instruction *, Code>> ThroughPhis;
     std::vector<bool> InPredecessor(P.Blocks.size(), false);
+    // Edges (the branch, its target) that get an `or 1` in a block of their own. The branch,
+    // not its block: inserting at block starts splits blocks, and the branch moves with it.
+    std::vector<std::pair<Instruction *, BasicBlock *>> OneOnEdge;
     for (unsigned I = 0; I < P.Blocks.size(); ++I) {
       BlockPlan &BP = P.Blocks[I];
       if (BP.Term != CT_TERM_BRANCH) continue;
@@ -186,10 +211,17 @@ struct Emitter {
         InPredecessor[I] = true;
         continue;
       }
+      if (BP.ShiftBeforeBranch) {
+        const Successor &One = BP.Succs[0].C.Value ? BP.Succs[0] : BP.Succs[1];
+        BasicBlock *SB = P.Blocks[One.Block].BB;
+        if (SB->getUniquePredecessor() == BP.BB) AtStart[SB] = Code{0, 1};
+        else OneOnEdge.push_back({Ends[I], SB});
+        continue;
+      }
       for (const Successor &S : BP.Succs) {
         BasicBlock *SB = P.Blocks[S.Block].BB;
         if (SB->getUniquePredecessor() == BP.BB) AtStart[SB] = S.C;
-        else ThroughPhis[SB][BP.BB] = S.C;
+        else ThroughPhis[SB][Ends[I]] = S.C;
       }
     }
 
@@ -227,6 +259,10 @@ struct Emitter {
         Value *Bit = B.CreateZExt(cast<BranchInst>(End)->getCondition(), I64);
         B.CreateStore(B.CreateOr(B.CreateShl(loadAcc(B), c64(1)), Bit), Acc);
       }
+      if (BP.ShiftBeforeBranch) {
+        IRBuilder<> B(End);
+        B.CreateStore(B.CreateShl(loadAcc(B), c64(1)), Acc);
+      }
       if (BP.Term == CT_TERM_CALL || BP.Term == CT_TERM_INVOKE || BP.Term == CT_TERM_RETURN ||
           BP.Term == CT_TERM_RESUME)
         emitFlush(End, BP.Stamped);
@@ -238,6 +274,14 @@ struct Emitter {
         if (isa<CallInst>(End) && cast<CallInst>(End)->hasFnAttr(Attribute::ReturnsTwice))
           new StoreInst(Init, Acc, End->getNextNode());
       }
+    }
+
+    for (auto [Branch, To] : OneOnEdge) {
+      unsigned SuccNum = Branch->getSuccessor(0) == To ? 0 : 1;
+      BasicBlock *Mid = SplitCriticalEdge(Branch, SuccNum);
+      Mid->getTerminator()->setDebugLoc(DebugLoc()); // code of ours, no source line
+      IRBuilder<> B(Mid->getTerminator());
+      B.CreateStore(B.CreateOr(loadAcc(B), c64(1)), Acc);
     }
 
     // At -O0 (optnone) the accumulator stays in its stack slot: the fast register allocator's

@@ -178,13 +178,19 @@ struct Builder {
     }
     B.Term = CT_TERM_BRANCH;
     if (isa<BranchInst>(TI)) {
-      // One bit per side. Where both successors are reached only from here the bit is added
-      // at the start of each, and the likelier side gets 0 (one `add acc,acc`, the other side
-      // needs an `or 1` too); otherwise it is computed before the branch as zext(cond), which
-      // fixes the true side to 1.
-      B.CodeBeforeBranch = Succ[0]->getUniquePredecessor() != BB ||
-                           Succ[1]->getUniquePredecessor() != BB;
+      // One bit per side, the likelier side 0. Where both successors are reached only from
+      // here the bit is added at the start of each (`add acc,acc` and `lea 1(acc,acc)`: one
+      // instruction either way). Where an edge is critical and the branch is biased, the
+      // shift goes before the branch and the unlikelier edge alone adds the 1 (split if it
+      // must be): the likelier path pays one instruction. A critical, unbiased branch computes
+      // its bit before it as zext(cond) (three instructions, no taken jump on either side),
+      // which fixes the true side to 1.
+      bool Critical = Succ[0]->getUniquePredecessor() != BB ||
+                      Succ[1]->getUniquePredecessor() != BB;
       bool TrueLikelier = W[0] > W[1];
+      uint64_t Hi = std::max(W[0], W[1]), Lo = std::min(W[0], W[1]);
+      B.ShiftBeforeBranch = Critical && Hi >= 2 * Lo;
+      B.CodeBeforeBranch = Critical && !B.ShiftBeforeBranch;
       unsigned TrueCode = B.CodeBeforeBranch ? 1 : TrueLikelier ? 0 : 1;
       B.Succs = {{Index[Succ[0]], {1, TrueCode}}, {Index[Succ[1]], {1, 1 - TrueCode}}};
       return true;

@@ -100,6 +100,13 @@ RuntimeGlue::RuntimeGlue(Module &M) : M(M) {
     }
 }
 
+Constant *RuntimeGlue::stampingFlag() {
+  return ConstantExpr::getInBoundsGetElementPtr(
+      ModuleDesc->getValueType(), ModuleDesc,
+      ArrayRef<Constant *>{ConstantInt::get(Type::getInt32Ty(M.getContext()), 0),
+                           ConstantInt::get(Type::getInt32Ty(M.getContext()), 1)});
+}
+
 Value *RuntimeGlue::descArg() {
   return ConstantExpr::getPointerCast(ModuleDesc,
                                       PointerType::getUnqual(Type::getInt8Ty(M.getContext())));

@@ -26,6 +26,7 @@ struct RuntimeGlue {
   llvm::FunctionCallee Refill;      // void (uint64_t **, void *), preserve_most; sets *pos
   llvm::FunctionCallee StampWrap;   // void (void)
   llvm::Value *descArg();           // ModuleDesc as the refill's second argument
+  llvm::Constant *stampingFlag();   // &ModuleDesc->stamping (uint32_t, set by the runtime)
 };
 
 } // namespace crashtrail

@@ -2,7 +2,8 @@
  * decoder.c - ring extraction and abstract execution of one record.
  *
  * Ring extraction: a ring is a sequence of 4096-byte chunks, each starting with a CHUNK
- * marker (generation) and a CLOCK marker. Chunks are taken in generation order; within a chunk
+ * marker (generation) and a CLOCK marker. A CUT marker becomes a record with fn 0 that only
+ * carries its stamp (it closes a segment, see timeline.c). Chunks are taken in generation order; within a chunk
  * records run until the first empty slot (chunks are zeroed when started, so stale data from
  * an earlier lap can never follow). Stamps are unwrapped against the last full counter seen
  * in the same ring: the chunk's, or a SEQ marker's (see crashtrail/abi.h for why 16 bits
@@ -72,7 +73,8 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
         base = w1;
         continue;
       }
-      if (tag != 0 || w1 == 0) { /* an unknown marker, or a record torn by the crash */
+      int cut = tag == CT_TAG_CUT;
+      if ((tag != 0 && !cut) || w1 == 0) { /* an unknown marker, or a record torn by the crash */
         out->skipped++;
         continue;
       }
@@ -86,9 +88,14 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
         out->recs = nr;
       }
       struct ct_rec *rec = &out->recs[out->n++];
+      rec->time_ns = time;
+      if (cut) { /* orders like a stamped record, decodes to nothing */
+        rec->fn = rec->acc = 0;
+        rec->stamp = base = w1;
+        continue;
+      }
       rec->fn = w0 & CT_REC_ADDR_MASK;
       rec->acc = w1;
-      rec->time_ns = time;
       rec->stamp = CT_NO_STAMP;
       if (w0 & CT_REC_STAMPED) {
         uint64_t low = w0 >> CT_REC_TAG_SHIFT;

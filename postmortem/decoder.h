@@ -15,7 +15,7 @@
 #define CT_NO_STAMP UINT64_MAX
 
 struct ct_rec {
-  uint64_t fn;      /* runtime address of the function that wrote it */
+  uint64_t fn;      /* runtime address of the function that wrote it; 0 for a CUT marker */
   uint64_t acc;     /* the path accumulator */
   uint64_t stamp;   /* full stamp, or CT_NO_STAMP */
   uint64_t time_ns; /* CLOCK_MONOTONIC, interpolated within its chunk */

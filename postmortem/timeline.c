@@ -4,8 +4,9 @@
  * For each thread: extract the records of each of its rings, put them in true order, walk
  * each record through its function's CFG and append one step per source line.
  *
- * Ordering the rings of one thread (see crashtrail/abi.h): every record after which control
- * may leave a module is stamped. Cutting each ring after each stamped record gives segments
+ * Ordering the rings of one thread (see crashtrail/abi.h): once a second module has
+ * registered, every record after which control may leave a module is stamped, and the thread
+ * that turned stamping on cut each of its rings (a CUT marker, a stamp without a record). Cutting each ring after each stamped record gives segments
  * during which control stayed in that module; sorting the segments by their closing stamp
  * puts them in the order they ran. Each ring's unstamped tail is where the thread was when
  * the dump was taken (or left by a way the pass could not stamp); tails go last, oldest chunk
@@ -177,8 +178,11 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th) {
               (last_stamp != CT_NO_STAMP && seg[s].key != CT_NO_STAMP && seg[s].key > last_stamp + 1 &&
                th->wrapped);
     if (!m || !m->meta) continue;
-    for (size_t k = 0; k < seg[s].n; k++)
-      add_record(t, th, &seg[s].recs[k], m, (uint16_t)(m - t->mods->mods), gap && k == 0);
+    for (size_t k = 0; k < seg[s].n; k++) {
+      if (!seg[s].recs[k].fn) continue; /* a CUT */
+      add_record(t, th, &seg[s].recs[k], m, (uint16_t)(m - t->mods->mods), gap);
+      gap = 0;
+    }
     if (seg[s].key != CT_NO_STAMP) last_stamp = seg[s].key;
   }
   rc = 0;

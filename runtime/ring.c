@@ -226,12 +226,26 @@ static void ct_ring_put(struct ct_ring *r, uint64_t w0, uint64_t w1) {
 
 /* The low 16 bits of the stamp just wrapped to 0: give every ring of this thread the full
  * counter, so each stamp can be unwrapped against the nearest marker in its own ring. */
+static void ct_rings_mark(struct ct_thread *t, uint32_t tag) {
+  for (struct ct_ring *r = t->rings; r; r = r->next_in_thread)
+    if (!(r->module->flags & CT_MOD_UNLOADED) && !(atomic_load(&r->flags) & CT_THR_EXITED))
+      ct_ring_put(r, (uint64_t)tag << CT_REC_TAG_SHIFT, ct_full_stamp(t));
+}
+
 CT_EXPORT __attribute__((preserve_most)) void __crashtrail_stamp_wrap(void) {
   struct ct_thread *t = ct_thread_get();
   t->stamp_hi++;
-  for (struct ct_ring *r = t->rings; r; r = r->next_in_thread)
-    if (!(r->module->flags & CT_MOD_UNLOADED) && !(atomic_load(&r->flags) & CT_THR_EXITED))
-      ct_ring_put(r, (uint64_t)CT_TAG_SEQ << CT_REC_TAG_SHIFT, ct_full_stamp(t));
+  ct_rings_mark(t, CT_TAG_SEQ);
+}
+
+/* Stamping just turned on (a second module registered): the records this thread wrote
+ * unstamped so far come before anything it writes from now on, in any ring. A fresh stamp in
+ * every ring of the thread says so. any */
+void ct_thread_cut_rings(void) {
+  struct ct_thread *t = ct_thread_get();
+  __crashtrail_stamp += CT_STAMP_INCREMENT;
+  if ((__crashtrail_stamp >> CT_REC_TAG_SHIFT) == 0) __crashtrail_stamp_wrap();
+  ct_rings_mark(t, CT_TAG_CUT);
 }
 
 void ct_rings_module_unloaded(struct ct_module *m) {

@@ -112,6 +112,7 @@ CT_HIDDEN uint64_t ct_ring_pos_of(struct ct_ring *r); /* any: offset or CT_RING_
 CT_HIDDEN void ct_thread_setup_altstack(struct ct_thread *t); /* any */
 CT_HIDDEN void ct_threads_after_fork(void);           /* normal (atfork child) */
 CT_HIDDEN void ct_rings_module_unloaded(struct ct_module *m); /* normal */
+CT_HIDDEN void ct_thread_cut_rings(void);             /* any: a CT_TAG_CUT in each ring */
 CT_HIDDEN void ct_thread_key_init(void);              /* normal */
 
 /* ---- events (modules.c) -------------------------------------------------------------------- */

@@ -40,7 +40,7 @@
 
 #include <stdint.h>
 
-#define CT_ABI_VERSION 1u
+#define CT_ABI_VERSION 2u
 
 /* ---- symbols ------------------------------------------------------------------------------ */
 /* Per loaded module (one definition per executable or shared object: linkonce_odr, hidden). */
@@ -74,6 +74,7 @@
 #define CT_TAG_CHUNK 0xC7A0u
 #define CT_TAG_CLOCK 0xC7A1u
 #define CT_TAG_SEQ 0xC7A2u /* w1: full stamp counter; the next stamp has low bits 0 */
+#define CT_TAG_CUT 0xC7A3u /* w1: a full stamp taken for it: orders like a stamped record */
 
 /* Accumulator: a check point with budget D flushes when acc >= 2^(63 - D). */
 #define CT_ACC_BITS 63u
@@ -91,7 +92,7 @@ struct ct_table_entry {
 /* ---- module descriptor (emitted by the pass, one per module) -------------------------------- */
 struct ct_module_desc {
   uint32_t abi_version;       /* CT_ABI_VERSION */
-  uint32_t flags;             /* reserved, 0 */
+  uint32_t stamping;          /* written by the runtime: 1 once two modules registered */
   const void *ehdr;           /* &__ehdr_start of the module (weak; may be 0) */
   struct ct_table_entry *tab_start; /* __start_crashtrail_tab (weak; 0 without tables) */
   struct ct_table_entry *tab_stop;  /* __stop_crashtrail_tab */

@@ -1,5 +1,5 @@
 // A loop header is a check point: the accumulator is flushed only when the next iteration could
-// overflow it (icmp uge against 2^(63-budget)), not once per iteration.
+// overflow it (icmp ugt against 2^(63-budget) - 1, a 32-bit immediate), not once per iteration.
 // RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clang -fplugin=%plugin -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s --check-prefix=META
 
@@ -13,7 +13,7 @@ int count_odd(const int *v, int n) {
 
 // CHECK-LABEL: define{{.*}} @count_odd(
 // The flush behind the check is on a cold path of its own:
-// CHECK: [[FULL:%[a-z.0-9]+]] = icmp uge i64 %{{[a-z.0-9]+}}, {{[0-9]+}}
+// CHECK: [[FULL:%[a-z.0-9]+]] = icmp ugt i64 %{{[a-z.0-9]+}}, 2147483647
 // CHECK-NEXT: br i1 [[FULL]], label %{{[0-9]+}}, label %{{[0-9]+}}, !prof
 // CHECK: ret i32
 // META-LABEL: function count_odd

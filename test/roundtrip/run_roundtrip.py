@@ -56,7 +56,11 @@ def one(args, src, opt, work, extra_flags=()):
     r = sh([cc] + flags + [src, "-o", plain])
     if r.returncode:
         return "skip", "does not build: " + r.stderr[:200]
-    r = sh([cc] + flags + ["-gline-tables-only", "-fplugin=" + os.path.join(lib, "crashtrail-pass.so"),
+    plugin = os.path.join(lib, "crashtrail-pass.so")
+    # IR input skips the front end, where -fplugin adds the pass; -fplugin still loads the
+    # library first, so that -mllvm knows its options.
+    load = ["-fplugin=" + plugin] + (["-fpass-plugin=" + plugin] if src.endswith(".ll") else [])
+    r = sh([cc] + flags + ["-gline-tables-only"] + load + [
                                    "-mllvm", "-crashtrail-block-trace", src, args.block_trace_obj,
                                    os.path.join(lib, "libcrashtrail-rt.a"), "-o", inst])
     if r.returncode:
@@ -106,7 +110,8 @@ def main():
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=3.0)
     ap.add_argument("--ring-kb", type=int, default=131072)
-    ap.add_argument("--program", action="append", default=[], help="also check this C file")
+    ap.add_argument("--program", action="append", default=[],
+                    help="also check this program (.c, .cpp, or .ll)")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="ct-roundtrip-")
     try:

@@ -6,12 +6,14 @@
  *   ct-dumpcheck DUMP
  *   {"ok":true,"pid":..,"reason":1,"reason_text":"..","signal":{..}|null,
  *    "threads":[{"tid":..,"flags":..,"name":".."}],
- *    "rings":[{"module":..,"tid":..,"flags":..,"size":..,"pos":..,"records":..}],
+ *    "rings":[{"module":..,"tid":..,"flags":..,"size":..,"pos":..,"records":..,"stamped":..,
+ *              "cuts":..}],
  *    "modules":[{"id":..,"flags":..,"path":"..","build_id_len":..}],
  *    "events":[{"kind":..,"tid":..,"module":..}], "has_regs":..,"stack_bytes":..}
  *   {"ok":false,"error":".."}   (exit status 1) when the reader refuses the file.
  *
- * "records" counts the ring's path records: slots that are neither empty nor markers.
+ * "records" counts the ring's path records: slots that are neither empty nor markers;
+ * "stamped" those of them that carry a stamp, "cuts" the CT_TAG_CUT markers.
  */
 #include <stdio.h>
 #include <string.h>
@@ -30,14 +32,22 @@ static void put_str(const char *s) {
   putchar('"');
 }
 
-static unsigned long ring_records(const struct ct_dump_ring *r) {
-  unsigned long n = 0;
+struct ring_counts {
+  unsigned long records, stamped, cuts;
+};
+
+static struct ring_counts ring_count(const struct ct_dump_ring *r) {
+  struct ring_counts n = {0, 0, 0};
   for (uint64_t off = 0; off + CT_RECORD_BYTES <= r->hdr.size; off += CT_RECORD_BYTES) {
     uint64_t w0;
     memcpy(&w0, r->data + off, sizeof w0);
     if (w0 == 0) continue;
-    if (!(w0 & CT_REC_STAMPED) && (w0 >> CT_REC_TAG_SHIFT) != 0) continue; /* a marker */
-    n++;
+    if (!(w0 & CT_REC_STAMPED) && (w0 >> CT_REC_TAG_SHIFT) != 0) { /* a marker */
+      n.cuts += (w0 >> CT_REC_TAG_SHIFT) == CT_TAG_CUT;
+      continue;
+    }
+    n.records++;
+    n.stamped += (w0 & CT_REC_STAMPED) != 0;
   }
   return n;
 }
@@ -78,10 +88,13 @@ int main(int argc, char **argv) {
   printf("],\"rings\":[");
   for (size_t i = 0; i < d->nrings; i++) {
     const struct ct_dump_ring *r = &d->rings[i];
-    printf("%s{\"module\":%u,\"tid\":%u,\"flags\":%u,\"size\":%llu,\"pos\":%lld,\"records\":%lu}",
+    struct ring_counts n = ring_count(r);
+    printf("%s{\"module\":%u,\"tid\":%u,\"flags\":%u,\"size\":%llu,\"pos\":%lld,"
+           "\"records\":%lu,\"stamped\":%lu,\"cuts\":%lu}",
            i ? "," : "", r->hdr.module_id, r->hdr.tid, r->hdr.flags,
            (unsigned long long)r->hdr.size,
-           r->hdr.pos == CT_RING_POS_UNKNOWN ? -1LL : (long long)r->hdr.pos, ring_records(r));
+           r->hdr.pos == CT_RING_POS_UNKNOWN ? -1LL : (long long)r->hdr.pos, n.records, n.stamped,
+           n.cuts);
   }
   printf("],\"modules\":[");
   for (size_t i = 0; i < d->nmodules; i++) {

@@ -498,6 +498,46 @@ def dlclose_case(c):
     return "%s; two loads, both unloaded, their steps decoded in order" % r.how()
 
 
+@case("stamping")
+def stamping(c):
+    """Stamps cost only where they order something: a program with one instrumented module
+    writes no stamped record at all; when an instrumented library is loaded, stamping turns
+    on, the loading thread's existing ring gets one CUT marker, and from then on the records
+    where control may change module are stamped (so the timeline keeps the module order)."""
+    exe = c.build(["crash.c"], "crash")
+    r = c.run([exe, "segv"])
+    expect(r.sig == signal.SIGSEGV, "crash segv: %s" % r.how())
+    dump = c.one_dump(r)
+    raw = c.raw(dump)
+    single = sum(g["records"] for g in raw["rings"])
+    os.unlink(dump)
+    expect(raw["rings"] and all(g["records"] > 0 and g["stamped"] == 0 and g["cuts"] == 0
+                                for g in raw["rings"]),
+           "one module: no stamps and no cuts expected: %s" % raw["rings"])
+    lib = c.build(["dl_lib.c"], "libct_dl.so", flags=["-shared", "-fPIC"])
+    exe2 = c.build(["dl_main.c"], "dl_main", flags=["-ldl"])
+    r = c.run([exe2, lib])
+    expect(r.sig == signal.SIGSEGV, "dl_main: %s" % r.how())
+    dump = c.one_dump(r)
+    raw, tl = c.raw(dump), c.show(dump)
+    main_id = [m["id"] for m in raw["modules"] if m["path"] == exe2][0]
+    main_rings = [g for g in raw["rings"] if g["module"] == main_id]
+    lib_rings = [g for g in raw["rings"] if g["module"] != main_id]
+    expect(len(main_rings) == 1 and main_rings[0]["cuts"] == 1,
+           "the executable's ring should hold exactly one CUT: %s" % main_rings)
+    expect(main_rings[0]["stamped"] > 0 and lib_rings and all(g["stamped"] > 0 for g in lib_rings),
+           "records after the library was loaded are not stamped: %s" % raw["rings"])
+    expect(main_rings[0]["stamped"] < main_rings[0]["records"],
+           "records before the library was loaded carry stamps: %s" % main_rings)
+    th = crashed_thread(tl, tid=raw["pid"])
+    mods = [s["module"] for s in th["steps"]]
+    runs = [k for i, k in enumerate(mods) if i == 0 or mods[i - 1] != k]
+    expect(runs == ["dl_main", "libct_dl.so", "dl_main", "libct_dl.so", "dl_main"],
+           "module order of the steps: %s" % runs)
+    return "one module: %d records, none stamped; two: one cut, %d of %d stamped, order kept" % (
+        single, main_rings[0]["stamped"], main_rings[0]["records"])
+
+
 @case("exited_thread")
 def exited_thread(c):
     """A thread that exited before the crash: its ring is in the dump, marked exited."""

@@ -31,6 +31,31 @@ static size_t chunk(uint64_t *ring, size_t c, uint64_t gen, uint64_t stamp, uint
   return c * CHUNK_WORDS + 4;
 }
 
+/* A CUT marker becomes a record without function that only carries its full stamp, and later
+ * stamps in the ring unwrap against it. */
+static void test_ring_cut(void) {
+  uint64_t *ring = calloc(CHUNK_WORDS, 8);
+  struct ct_dump_ring r = {{0}, (const uint8_t *)ring};
+  struct ct_ring_records rr;
+  r.hdr.size = CT_CHUNK_BYTES;
+  size_t at = chunk(ring, 0, 1, 0, 1000);
+  ring[at++] = 0x1000; /* unstamped: written before stamping turned on */
+  ring[at++] = 0x5;
+  ring[at++] = (uint64_t)CT_TAG_CUT << 48;
+  ring[at++] = 0x2fffe;
+  ring[at++] = 0x1000 | CT_REC_STAMPED | (uint64_t)0xffff << 48; /* stamp 0x2ffff */
+  ring[at++] = 0x6;
+  CHECK(ct_ring_extract(&r, 2000, &rr) == 0);
+  CHECK(rr.n == 3 && rr.skipped == 0);
+  if (rr.n == 3) {
+    CHECK(rr.recs[0].fn == 0x1000 && rr.recs[0].stamp == CT_NO_STAMP);
+    CHECK(rr.recs[1].fn == 0 && rr.recs[1].stamp == 0x2fffe);
+    CHECK(rr.recs[2].fn == 0x1000 && rr.recs[2].stamp == 0x2ffff && rr.recs[2].acc == 6);
+  }
+  ct_ring_records_free(&rr);
+  free(ring);
+}
+
 static void test_ring_order_and_stamps(void) {
   uint64_t *ring = calloc(3 * CHUNK_WORDS, 8);
   struct ct_dump_ring r = {{0}, (const uint8_t *)ring};
@@ -163,6 +188,7 @@ static void test_walks(void) {
 
 int main(void) {
   test_ring_order_and_stamps();
+  test_ring_cut();
   test_walks();
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   else printf("decoder: all checks passed\n");
