@@ -71,7 +71,9 @@ struct Emitter {
       // instrumented module registers: until then the runtime leaves `stamping` 0 and this
       // costs one compare and a branch that is never taken.
       LoadInst *On = B.CreateLoad(B.getInt32Ty(), G.stampingFlag(), "ct.stamping");
-      On->setAtomic(AtomicOrdering::Monotonic);
+      // Unordered: a racing write (the runtime turning stamping on) is seen sooner or later,
+      // never as garbage; unlike monotonic it folds into `cmpl $0, desc+4(%rip)`.
+      On->setAtomic(AtomicOrdering::Unordered);
       On->setAlignment(Align(4));
       BasicBlock *Head = Before->getParent();
       Instruction *StampThen =
