@@ -12,7 +12,8 @@
 //  - A BRANCH has at least two distinct successors with prefix-free codes.
 //  - Following successors from any block without crossing a check point, a flush or more
 //    than Budget bits of codes reaches a flush point or a check point (so the accumulator never
-//    overflows): at a check with budget D the accumulator is flushed if acc >= 2^(63-D).
+//    overflows): at a check with budget D the accumulator is flushed if acc > 2^(63-D) - 1.
+//  - An elidable flush is skipped exactly when the accumulator holds no path bits (FlushKind).
 //
 //===----------------------------------------------------------------------------------------===//
 #ifndef CRASHTRAIL_PASS_FUNCTIONPLAN_H
@@ -47,6 +48,15 @@ struct BlockPlan {
   bool ShiftBeforeBranch = false;     // two-way BRANCH with a critical edge and a likelier
                                       // side: acc <<= 1 before it, acc |= 1 on the edge to
                                       // the unlikelier side (split if critical)
+  // Whether the flush ending this block (CALL, INVOKE, RETURN, RESUME) is written. A record
+  // without path bits is implied: from the frame's site the decoder can walk the only path to
+  // this block itself. So a flush reached only along branch-free paths from sites is never
+  // written, one reached both ways is written only when the accumulator holds bits. Indirect
+  // calls, invokes, noreturn, returns-twice and musttail calls are always written: the decoder
+  // needs them to know what the next records belong to.
+  enum FlushKind { FlushAlways, FlushIfBits, FlushNever };
+  FlushKind Flush = FlushAlways;
+  bool Elidable = false;              // the kind of flush that may be skipped when empty
   bool Check = false;
   unsigned Budget = 0;                // bits a check point allows until the next one
   int Site = -1;                      // site index if records start here

@@ -14,6 +14,8 @@
 //                                 acc <<= 1, acc |= 1 on the unlikelier edge (critical, biased)
 //                 call / invoke   flush(acc) before it; after a call, acc = init(next site)
 //                 return, resume  flush(acc)
+//                 (an elidable flush only if acc holds path bits, or never when no path with
+//                 a branch reaches it: see BlockPlan::FlushKind)
 //
 // flush(acc) writes {function address [| stamp], acc} to this module's ring:
 //     p = RING_POS; if ((p & 4095) == 0) { refill(&RING_POS, &MODULE); p = RING_POS; }
@@ -266,8 +268,26 @@ struct Emitter {
         B.CreateStore(B.CreateShl(loadAcc(B), c64(1)), Acc);
       }
       if (BP.Term == CT_TERM_CALL || BP.Term == CT_TERM_INVOKE || BP.Term == CT_TERM_RETURN ||
-          BP.Term == CT_TERM_RESUME)
-        emitFlush(End, BP.Stamped);
+          BP.Term == CT_TERM_RESUME) {
+        if (BP.Flush == BlockPlan::FlushAlways) {
+          emitFlush(End, BP.Stamped);
+        } else {
+          // Written if the accumulator holds path bits (the sentinel is above bit SiteBits),
+          // and, for a stamped flush, whenever stamping is on: the stamps must stay.
+          IRBuilder<> B(End);
+          Value *Write = nullptr;
+          if (BP.Flush == BlockPlan::FlushIfBits)
+            Write = B.CreateICmpUGE(loadAcc(B), c64(uint64_t(2) << P.SiteBits), "ct.bits");
+          if (BP.Stamped) {
+            LoadInst *On = B.CreateLoad(B.getInt32Ty(), G.stampingFlag(), "ct.stamping");
+            On->setAtomic(AtomicOrdering::Unordered);
+            On->setAlignment(Align(4));
+            Value *StampOn = B.CreateICmpNE(On, B.getInt32(0));
+            Write = Write ? B.CreateOr(Write, StampOn) : StampOn;
+          }
+          if (Write) emitFlush(SplitBlockAndInsertIfThen(Write, End, false), BP.Stamped);
+        }
+      }
       if ((BP.Term == CT_TERM_CALL || BP.Term == CT_TERM_INVOKE) && !BP.Succs.empty()) {
         ConstantInt *Init = c64(P.siteInit(P.Blocks[BP.Succs[0].Block].Site));
         new StoreInst(Init, Acc, End);

@@ -137,6 +137,10 @@ struct Builder {
       B.Call = CB;
       B.Callee = calleeName(*CB);
       B.Stamped = calleeMayBeForeign(*CB);
+      auto *CI = dyn_cast<CallInst>(CB);
+      B.Elidable = CI && CI->getCalledFunction() && !CI->isMustTailCall() &&
+                   !CI->hasFnAttr(Attribute::ReturnsTwice) && !CI->doesNotReturn() &&
+                   !CI->getCalledFunction()->doesNotReturn() && CE->second.second;
       if (auto *II = dyn_cast<InvokeInst>(CB)) {
         B.Term = CT_TERM_INVOKE;
         B.Succs = {{Index[II->getNormalDest()], {}}, {Index[II->getUnwindDest()], {}}};
@@ -149,11 +153,13 @@ struct Builder {
     if (isa<ReturnInst>(TI)) {
       B.Term = CT_TERM_RETURN;
       B.Stamped = StampExit;
+      B.Elidable = true;
       return true;
     }
     if (isa<ResumeInst>(TI)) {
       B.Term = CT_TERM_RESUME;
       B.Stamped = StampExit;
+      B.Elidable = true;
       return true;
     }
     if (isa<UnreachableInst>(TI)) {
@@ -261,6 +267,51 @@ struct Builder {
     return Worst;
   }
 
+  // Which elidable flushes can see an empty accumulator (reached from a site along jumps
+  // only; a check point does not restart a record unless it fires, but may) and which can see
+  // path bits (some branch on the way), to a fixpoint over the blocks between flushes.
+  // The decoder follows a frame from site to site, so it cannot see a frame arrive at a site
+  // it could not predict: the entry of a function that may be entered from elsewhere (an
+  // indirect call, uninstrumented code, another module: the record says which function it
+  // is), a landing pad (an exception), the continuation of setjmp (a longjmp). A flush reached
+  // empty from such a site is always written.
+  void classifyFlushes() {
+    unsigned N = P.Blocks.size();
+    std::vector<bool> Empty(N, false), FromEntry(N, false), Bits(N, false); // FromEntry: from an unpredictable site;
+    for (unsigned I = 0; I < N; ++I) {
+      const BlockPlan &B = P.Blocks[I];
+      Empty[I] = B.Site >= 0 || B.Check;
+      FromEntry[I] = (I == 0 && mayBeEnteredFromOutside(F)) || Landing.count(B.BB);
+      if (B.Term == CT_TERM_CALL && !B.Succs.empty() &&
+          B.Call->hasFnAttr(Attribute::ReturnsTwice))
+        FromEntry[B.Succs[0].Block] = true;
+    }
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (unsigned I = 0; I < N; ++I) {
+        const BlockPlan &B = P.Blocks[I];
+        if (isFlushEnd(B) || (!Empty[I] && !Bits[I])) continue;
+        for (const Successor &S : B.Succs) {
+          bool Jump = B.Term == CT_TERM_JUMP;
+          bool E = Jump && Empty[I], FE = Jump && FromEntry[I];
+          bool Bt = Bits[I] || B.Term == CT_TERM_BRANCH;
+          if ((E && !Empty[S.Block]) || (FE && !FromEntry[S.Block]) ||
+              (Bt && !Bits[S.Block])) {
+            Empty[S.Block] = Empty[S.Block] || E;
+            FromEntry[S.Block] = FromEntry[S.Block] || FE;
+            Bits[S.Block] = Bits[S.Block] || Bt;
+            Changed = true;
+          }
+        }
+      }
+    }
+    for (unsigned I = 0; I < N; ++I) {
+      BlockPlan &B = P.Blocks[I];
+      if (!B.Elidable || !Empty[I] || FromEntry[I]) continue;
+      B.Flush = Bits[I] ? BlockPlan::FlushIfBits : BlockPlan::FlushNever;
+    }
+  }
+
   void collectLines(BlockPlan &B) {
     const DILocation *Last = nullptr;
     for (Instruction &I : *B.BB) {
@@ -333,6 +384,7 @@ struct Builder {
                                              : CT_SITE_CHECK;
       P.SiteBlocks.push_back(I);
     }
+    classifyFlushes();
     bool AnyLine = false;
     for (BlockPlan &B : P.Blocks) {
       collectLines(B);
@@ -340,6 +392,7 @@ struct Builder {
     }
     if (!F.getSubprogram() || !AnyLine) P.Flags |= CT_FN_NO_DEBUG;
     if (mayBeEnteredFromOutside(F)) P.Flags |= CT_FN_STAMP_RETURN;
+    if (F.hasLocalLinkage()) P.Flags |= CT_FN_LOCAL;
     return true;
   }
 };

@@ -181,6 +181,7 @@ int ct_walk_next(struct ct_walk *w, int partial) {
       w->why = "bits left at the end of the record";
       return CT_WALK_BAD;
     }
+    w->end = w->block;
     return CT_WALK_END;
   }
   const struct ct_mblock *t = &w->f->blocks[next];
@@ -189,6 +190,7 @@ int ct_walk_next(struct ct_walk *w, int partial) {
       w->why = "bits left at a check point that flushed";
       return CT_WALK_BAD;
     }
+    w->end = next;
     return CT_WALK_END;
   }
   if (++w->idle > w->f->nblocks) { /* a cycle that reads no bits: runs forever */

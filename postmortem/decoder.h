@@ -46,6 +46,8 @@ struct ct_walk {
   const struct ct_mfunc *f;
   uint64_t acc;
   uint32_t nbits, used, block, site;
+  uint32_t end;  /* after CT_WALK_END: the block where the next record starts, if the record
+                    ended at a check point that fired; else the flush block (== block) */
   uint32_t idle; /* blocks walked without reading a bit (loop guard) */
   const char *why;
 };

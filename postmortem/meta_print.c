@@ -36,6 +36,7 @@ static void print_function(FILE *out, const struct ct_mfunc *f) {
     if (mb->flags & CT_BB_CHECK) fprintf(out, " check %u", mb->budget);
     if (mb->flags & CT_BB_TABLE) fprintf(out, " table");
     if (mb->flags & CT_BB_STAMPED) fprintf(out, " stamped");
+    if (mb->flags & CT_BB_ELIDE) fprintf(out, " elidable");
     fprintf(out, " %s", term_name(mb->term));
     if (mb->term == CT_TERM_CALL || mb->term == CT_TERM_INVOKE)
       fprintf(out, " %s", mb->callee ? mb->callee : "(indirect)");

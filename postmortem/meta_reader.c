@@ -166,8 +166,13 @@ static int read_function(struct unit_ctx *u, struct ct_cur *c, struct ct_mfunc *
   if (!f->blocks) return -1;
   for (uint32_t i = 0; i < f->nblocks; i++)
     if (read_block(u, c, &f->blocks[i]) != 0) return -1;
-  for (uint32_t i = 0; i < f->nsites; i++)
-    if (f->site_block[i] >= f->nblocks) return -1;
+  f->block_site = ct_arena_alloc(a, f->nblocks * sizeof *f->block_site);
+  if (!f->block_site) return -1;
+  for (uint32_t i = 0; i < f->nblocks; i++) f->block_site[i] = -1;
+  for (uint32_t i = 0; i < f->nsites; i++) {
+    if (f->site_block[i] >= f->nblocks || f->block_site[f->site_block[i]] >= 0) return -1;
+    f->block_site[f->site_block[i]] = (int32_t)i;
+  }
   for (uint32_t i = 0; i < f->nblocks; i++)
     for (uint32_t s = 0; s < f->blocks[i].nsucc; s++)
       if (f->blocks[i].succ[s].block >= f->nblocks) return -1;
@@ -182,7 +187,9 @@ static int read_unit(struct ct_meta *m, struct ct_cur *all, size_t *cap, int kee
   (void)ct_cur_u16(&h);
   uint32_t size = ct_cur_u32(&h);
   int rc = -1;
-  if (!h.ok || magic != CT_META_MAGIC || version != CT_META_VERSION || size < CT_META_HEADER_BYTES ||
+  /* Version 1 differs only in never eliding a flush, which version 2 readers understand. */
+  if (!h.ok || magic != CT_META_MAGIC || version < 1 || version > CT_META_VERSION ||
+      size < CT_META_HEADER_BYTES ||
       size > ct_cur_left(all))
     return -1;
   struct ct_cur c = ct_cur_make(ct_cur_need(all, size), size);
@@ -202,6 +209,7 @@ static int read_unit(struct ct_meta *m, struct ct_cur *all, size_t *cap, int kee
     struct ct_mfunc *f = &m->funcs[m->nfuncs];
     memset(f, 0, sizeof *f);
     if (read_function(&u, &c, f) != 0) goto out;
+    f->unit = (uint32_t)m->nunits;
     /* Linkers write 0, -1 or -2 (lld's tombstones) for discarded functions. */
     if (keep || (f->addr != 0 && f->addr < UINT64_MAX - 1)) m->nfuncs++;
   }
@@ -213,6 +221,43 @@ out:
 }
 
 static uint64_t hash_addr(uint64_t a) { return (a * 0x9E3779B97F4A7C15ull) >> 17; }
+
+static uint64_t hash_name(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static int build_name_index(struct ct_meta *m) {
+  size_t cap = 16;
+  while (cap < m->nfuncs * 2) cap *= 2;
+  m->name_head = calloc(cap, sizeof *m->name_head);
+  m->name_next = calloc(m->nfuncs ? m->nfuncs : 1, sizeof *m->name_next);
+  if (!m->name_head || !m->name_next) return -1;
+  m->name_cap = cap;
+  for (size_t i = m->nfuncs; i-- > 0;) { /* chains in function order */
+    size_t h = hash_name(m->funcs[i].name) & (cap - 1);
+    while (m->name_head[h] && strcmp(m->funcs[m->name_head[h] - 1].name, m->funcs[i].name) != 0)
+      h = (h + 1) & (cap - 1);
+    m->name_next[i] = m->name_head[h];
+    m->name_head[h] = (uint32_t)i + 1;
+  }
+  return 0;
+}
+
+const struct ct_mfunc *ct_meta_resolve(const struct ct_meta *m, const char *name, uint32_t unit) {
+  if (!m->name_cap || !name) return NULL;
+  size_t h = hash_name(name) & (m->name_cap - 1);
+  while (m->name_head[h] && strcmp(m->funcs[m->name_head[h] - 1].name, name) != 0)
+    h = (h + 1) & (m->name_cap - 1);
+  const struct ct_mfunc *external = NULL;
+  for (uint32_t i = m->name_head[h]; i; i = m->name_next[i - 1]) {
+    const struct ct_mfunc *f = &m->funcs[i - 1];
+    if (f->unit == unit) return f;
+    if (!(f->flags & CT_FN_LOCAL) && !external) external = f;
+  }
+  return external;
+}
 
 static int build_index(struct ct_meta *m) {
   size_t cap = 16;
@@ -247,7 +292,7 @@ int ct_meta_load(const void *sec, size_t len, int keep_unlinked, struct ct_meta 
     /* The linker may pad between units to their alignment. */
     while (ct_cur_left(&all) && *all.p == 0) all.p++;
   }
-  if (build_index(m) != 0) {
+  if (build_index(m) != 0 || build_name_index(m) != 0) {
     ct_meta_free(m);
     return snprintf(err, errlen, "out of memory"), -1;
   }
@@ -261,6 +306,8 @@ void ct_meta_free(struct ct_meta *m) {
   free(m->funcs);
   free(m->index_keys);
   free(m->index_vals);
+  free(m->name_head);
+  free(m->name_next);
   free(m);
 }
 

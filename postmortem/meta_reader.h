@@ -46,7 +46,9 @@ struct ct_mfunc {
   uint32_t line, flags, site_bits, nsites, nblocks;
   uint32_t *site_block;
   uint32_t *site_kind;
+  int32_t *block_site;  /* per block: its site index, or -1 */
   struct ct_mblock *blocks;
+  uint32_t unit;   /* which unit (translation unit or comdat) of the module described it */
   uint32_t module; /* set by the caller: which dump module this belongs to */
 };
 
@@ -57,6 +59,9 @@ struct ct_meta {
   uint64_t *index_keys; /* open-addressing hash: address -> function */
   uint32_t *index_vals;
   size_t index_cap;
+  uint32_t *name_head;  /* open-addressing hash of names: first function + 1, 0 empty */
+  uint32_t *name_next;  /* per function: the next one with the same name + 1, 0 none */
+  size_t name_cap;
   size_t nunits, ninline;
 };
 
@@ -69,5 +74,10 @@ void ct_meta_free(struct ct_meta *m);
 
 /* The function whose entry is at link address addr, or NULL. O(1). */
 const struct ct_mfunc *ct_meta_find(const struct ct_meta *m, uint64_t addr);
+
+/* The function a direct call to `name` from unit `unit` reaches, as the linker binds it: the
+ * unit's own definition, else one with external linkage; with unit == UINT32_MAX (a call from
+ * another module) only external ones. NULL if m has none. */
+const struct ct_mfunc *ct_meta_resolve(const struct ct_meta *m, const char *name, uint32_t unit);
 
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "crashtrail/abi.h"
+#include "callstack.h"
 #include "decoder.h"
 #include "dwarf_module.h"
 #include "elf_file.h"
@@ -158,8 +159,8 @@ static void mark_crash_line(struct ct_timeline *t, struct ct_tl_thread *th, stru
 }
 
 /* Walks the live accumulator of frame rf up to its crash line. */
-static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_frame *rf,
-                         const struct ct_mfunc *f, uint64_t acc, int first) {
+static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
+                         struct raw_frame *rf, const struct ct_mfunc *f, uint64_t acc, int first) {
   struct ct_walk w;
   uint32_t blocks[4096];
   size_t nb = 0, determined = 0;
@@ -169,6 +170,11 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     mark_crash_line(t, th, rf, f, 0);
     return;
   }
+  /* The records the program skipped since its last one (the branch-free ends of callees
+   * that returned, say) come before the unfinished path. */
+  if (cs)
+    ct_callstack_reach(cs, f, rf->mod, (uint16_t)(rf->mod - t->mods->mods), w.site, w.nbits == 0,
+                       th->nsteps ? th->steps[th->nsteps - 1].time_ns : 0);
   if (!first && w.nbits == 0 && f->site_kind[w.site] == CT_SITE_AFTER_CALL) {
     mark_crash_line(t, th, rf, f, 1); /* suspended in a call: nothing ran since the record */
     return;
@@ -211,7 +217,7 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   mark_crash_line(t, th, rf, f, hit_block >= 0);
 }
 
-void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th) {
+void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs) {
   struct raw_frame *frames = calloc(CT_MAX_FRAMES, sizeof *frames);
   int n, i;
   if (!frames) return;
@@ -228,7 +234,7 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th) {
                              ct_dump_read_stack, t->dump, &acc);
     if (rc == 0) {
       t->pending_recovered = 1;
-      pending_path(t, th, rf, f, acc, i == 0);
+      pending_path(t, th, cs, rf, f, acc, i == 0);
     } else {
       ct_timeline_warn(t, "the crashing frame's unfinished path (%s) is not recoverable (%s): "
                        "steps since its last record are missing", f->display,
@@ -238,6 +244,7 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th) {
     }
     break;
   }
+  if (i == n && cs) ct_callstack_return_all(cs); /* every instrumented call has returned */
   if (i == n && n > 0) /* no instrumented frame: the crash line of the innermost known frame */
     for (i = 0; i < n; i++)
       if (frames[i].nloc && frames[i].loc[0].file) {

@@ -1,8 +1,9 @@
 /*
  * timeline.c - assemble the per-thread timelines of a dump.
  *
- * For each thread: extract the records of each of its rings, put them in true order, walk
- * each record through its function's CFG and append one step per source line.
+ * For each thread: extract the records of each of its rings, put them in true order, and
+ * hand them to the thread's call-stack model (callstack.c), which walks each record through
+ * its function's CFG, re-creates the elided ones, and appends one step per source line.
  *
  * Ordering the rings of one thread (see crashtrail/abi.h): once a second module has
  * registered, every record after which control may leave a module is stamped, and the thread
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "crashtrail/abi.h"
+#include "callstack.h"
 #include "decoder.h"
 #include "elf_file.h"
 
@@ -74,80 +76,17 @@ static int seg_cmp(const void *a, const void *b) {
   return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
-static void log_block(struct ct_tl_thread *th, const struct ct_mfunc *f, uint32_t block,
-                      uint16_t module) {
-  if (th->nblocks == th->blocks_cap) {
-    size_t cap = th->blocks_cap ? th->blocks_cap * 2 : 1024;
-    struct ct_block_ref *nb = realloc(th->blocks, cap * sizeof *nb);
-    if (!nb) return;
-    th->blocks = nb;
-    th->blocks_cap = cap;
-  }
-  th->blocks[th->nblocks++] = (struct ct_block_ref){f->addr, block, module};
-}
-
-/* Appends the steps of one record. */
-static void add_record(struct ct_timeline *t, struct ct_tl_thread *th, const struct ct_rec *r,
-                       struct ct_module *m, uint16_t mod_index, int gap) {
-  const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
-  struct ct_walk w;
-  int st;
-  th->records++;
-  if (!f) {
-    th->bad_records++;
-    ct_timeline_warn(t, "records from an unknown function in %s (stale metadata?)", m->name);
-    return;
-  }
-  st = ct_walk_start(&w, f, r->acc);
-  int first = 1;
-  if (st == CT_WALK_BLOCK && w.site == 0) th->depth++; /* a new invocation */
-  /* Depth may go below its start (history begins inside a call); steps store it offset by a
-   * bias and normalise_depth() shifts the thread so its shallowest step is 0. */
-  if (st == CT_WALK_BLOCK && (f->flags & CT_FN_NO_DEBUG)) {
-    /* Built without line tables: the record still proves the function ran. */
-    struct ct_step s = {.function = f->display, .outer = f->display, .fn = f,
-                        .module = mod_index,
-                        .flags = (uint16_t)((w.site == 0 ? CT_STEP_ENTRY : 0) | (gap ? CT_STEP_GAP : 0)),
-                        .depth = (uint32_t)(th->depth + CT_DEPTH_BIAS), .time_ns = r->time_ns};
-    ct_tl_add_step(th, &s);
-    first = 0;
-  }
-  while (st == CT_WALK_BLOCK) {
-    const struct ct_mblock *b = &f->blocks[w.block];
-    if (t->keep_blocks) log_block(th, f, w.block, mod_index);
-    for (uint32_t i = 0; i < b->nlines; i++) {
-      const struct ct_mline *l = &b->lines[i];
-      struct ct_step s = {.function = l->inl ? l->inl->function : f->display, .outer = f->display,
-                          .file = l->file, .line = l->line, .col = l->col, .inl = l->inl, .fn = f,
-                          .module = mod_index, .depth = (uint32_t)(th->depth + CT_DEPTH_BIAS),
-                          .time_ns = r->time_ns};
-      if (first && w.block == f->site_block[0] && w.site == 0) s.flags |= CT_STEP_ENTRY;
-      if (i == 0 && (b->flags & CT_BB_CHECK)) s.flags |= CT_STEP_LOOP;
-      if (first && gap) s.flags |= CT_STEP_GAP;
-      first = 0;
-      ct_tl_add_step(th, &s);
-    }
-    st = ct_walk_next(&w, 0);
-  }
-  if (st == CT_WALK_END) {
-    uint32_t term = f->blocks[w.block].term;
-    if (term == CT_TERM_RETURN || term == CT_TERM_RESUME) th->depth--;
-  }
-  if (st == CT_WALK_BAD) {
-    th->bad_records++;
-    ct_timeline_warn(t, "a record of %s in %s does not match its metadata (%s)", f->display,
-                     m->name, w.why);
-  }
-}
-
-/* Orders and decodes all rings of one thread. */
-static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th) {
+/* Orders and decodes all rings of one thread. Its call-stack model goes to *keep if asked
+ * for (the crashed thread's: its unfinished path continues it), else is freed. */
+static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
+                              struct ct_callstack **keep) {
   struct ct_dump *d = t->dump;
   struct ct_ring_records *rr = calloc(d->nrings + 1, sizeof *rr);
+  struct ct_callstack *cs = ct_callstack_new(t, th);
   struct segment *seg = NULL;
   size_t nseg = 0, cap = 0;
   int rc = -1;
-  if (!rr) return -1;
+  if (!rr || !cs) goto out;
   for (size_t i = 0; i < d->nrings; i++) {
     if (d->rings[i].hdr.tid != th->tid) continue;
     th->rings++;
@@ -180,16 +119,21 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th) {
     if (!m || !m->meta) continue;
     for (size_t k = 0; k < seg[s].n; k++) {
       if (!seg[s].recs[k].fn) continue; /* a CUT */
-      add_record(t, th, &seg[s].recs[k], m, (uint16_t)(m - t->mods->mods), gap);
+      ct_callstack_record(cs, &seg[s].recs[k], m, (uint16_t)(m - t->mods->mods), gap);
       gap = 0;
     }
     if (seg[s].key != CT_NO_STAMP) last_stamp = seg[s].key;
   }
   rc = 0;
 out:
-  for (size_t i = 0; i < d->nrings; i++) ct_ring_records_free(&rr[i]);
+  if (rr)
+    for (size_t i = 0; i < d->nrings; i++) ct_ring_records_free(&rr[i]);
   free(rr);
   free(seg);
+  if (rc == 0 && (th->flags & CT_THR_EXITED) && !(th->flags & CT_THR_PREFORK))
+    ct_callstack_return_all(cs); /* its start routine returned */
+  if (keep && rc == 0) *keep = cs;
+  else ct_callstack_free(cs);
   return rc;
 }
 
@@ -280,16 +224,18 @@ int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks,
     if (add_thread(t, d->rings[i].hdr.tid, d->rings[i].hdr.flags & (CT_THR_EXITED | CT_THR_PREFORK),
                    NULL) < 0)
       goto oom;
+  struct ct_callstack *focus_cs = NULL;
   for (size_t i = 0; i < t->nthreads; i++) {
-    if (build_thread_steps(t, &t->threads[i]) != 0) goto oom;
+    if (build_thread_steps(t, &t->threads[i], i == 0 && focus ? &focus_cs : NULL) != 0) goto oom;
     if (t->threads[i].bad_records)
       ct_timeline_warn(t, "thread %u: %zu of %zu records could not be decoded", t->threads[i].tid,
                        t->threads[i].bad_records, t->threads[i].records);
   }
   if (focus && d->has_regs) {
-    ct_timeline_stack(t, &t->threads[0]);
+    ct_timeline_stack(t, &t->threads[0], focus_cs);
     if (d->has_signal) t->crashed = 0;
   }
+  ct_callstack_free(focus_cs);
   for (size_t i = 0; i < t->nthreads; i++) normalise_depth(&t->threads[i]);
   if (ct_timeline_exec_tables(t) != 0) goto oom;
   *out = t;

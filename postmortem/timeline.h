@@ -131,7 +131,8 @@ int ct_tl_add_step(struct ct_tl_thread *th, const struct ct_step *s);
 
 /* Builds the stack of the thread the registers belong to, and the unfinished path of its
  * innermost instrumented frame (stack.c). */
-void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th);
+struct ct_callstack;
+void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs);
 /* The last/first-execution traces from the dumped tables (exec_tables.c). */
 int ct_timeline_exec_tables(struct ct_timeline *t);
 

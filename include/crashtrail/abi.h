@@ -131,7 +131,7 @@ struct ct_module_desc {
  *       uleb nlines, then per line: uleb file, uleb line, uleb column, uleb inline frame+1
  */
 #define CT_META_MAGIC 0x444d5443u /* "CTMD" */
-#define CT_META_VERSION 1u
+#define CT_META_VERSION 2u /* readers accept 1 (no elided flushes) and 2 */
 #define CT_META_HEADER_BYTES 32u
 
 #define CT_UNIT_TABLES 1u
@@ -139,6 +139,7 @@ struct ct_module_desc {
 #define CT_FN_STAMP_RETURN 1u /* returns are stamped: may be entered from another module */
 #define CT_FN_NO_DEBUG 2u     /* compiled without debug locations */
 #define CT_FN_ACC_VAR 4u      /* the accumulator is described to DWARF as CT_ACC_VAR_NAME */
+#define CT_FN_LOCAL 8u        /* local linkage: direct calls by its name come from its unit */
 
 #define CT_SITE_ENTRY 0u
 #define CT_SITE_AFTER_CALL 1u
@@ -148,6 +149,8 @@ struct ct_module_desc {
 #define CT_BB_CHECK 1u
 #define CT_BB_TABLE 2u
 #define CT_BB_STAMPED 4u /* the flush that ends this block is stamped */
+#define CT_BB_ELIDE 8u   /* the flush that ends this block is not written when the record has
+                          * no path bits (the decoder walks that path itself; version 2) */
 
 #define CT_TERM_RETURN 0u
 #define CT_TERM_RESUME 1u

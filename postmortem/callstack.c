@@ -1,0 +1,364 @@
+/*
+ * callstack.c - one thread's call stack while its records are decoded (see callstack.h).
+ *
+ * Invariants:
+ *  - th->depth is the depth of the innermost frame: a push adds one, a pop takes one (also
+ *    when the model is empty, i.e. returning above the start of the history), so steps keep
+ *    their relative depth whatever the model knows.
+ *  - A KNOWN frame's `site` is where its next record starts (its entry until its first
+ *    record). Advancing it is deterministic: its zero-bit walk from there either needs a bit
+ *    (then its next record is written) or reaches one flush, written or elided by its block's
+ *    CT_BB_ELIDE flag.
+ *  - Records are never dropped to fit the model: a record that does not fit resynchronises it.
+ */
+#include "callstack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "crashtrail/abi.h"
+
+enum frame_kind {
+  FR_KNOWN,   /* an instrumented function, at `site` */
+  FR_OPAQUE,  /* a direct callee with no metadata (uninstrumented): callbacks run above it */
+  FR_UNKNOWN  /* the target of an indirect call, until its first record names it */
+};
+
+struct frame {
+  const struct ct_mfunc *f;
+  struct ct_module *m;
+  uint16_t mod;
+  uint8_t kind;
+  uint32_t site;
+};
+
+#define CT_CS_MAX_FRAMES (1u << 16)
+
+struct ct_callstack {
+  struct ct_timeline *t;
+  struct ct_tl_thread *th;
+  struct frame *fr;
+  size_t n, cap;
+  uint32_t *path; /* blocks of the zero-bit walk being tried */
+  size_t path_cap;
+  uint64_t time;  /* of the record being decoded: given to the steps of elided ones too */
+  int gap;        /* the next step starts after lost history */
+};
+
+struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread *th) {
+  struct ct_callstack *cs = calloc(1, sizeof *cs);
+  if (!cs) return NULL;
+  cs->t = t;
+  cs->th = th;
+  return cs;
+}
+
+void ct_callstack_free(struct ct_callstack *cs) {
+  if (!cs) return;
+  free(cs->fr);
+  free(cs->path);
+  free(cs);
+}
+
+static void push(struct ct_callstack *cs, struct frame f) {
+  if (cs->n == cs->cap) {
+    if (cs->cap >= CT_CS_MAX_FRAMES) { /* runaway recursion: forget the outermost half */
+      memmove(cs->fr, cs->fr + cs->n / 2, (cs->n - cs->n / 2) * sizeof *cs->fr);
+      cs->n -= cs->n / 2;
+    } else {
+      size_t cap = cs->cap ? cs->cap * 2 : 64;
+      struct frame *nf = realloc(cs->fr, cap * sizeof *nf);
+      if (!nf) { /* out of memory: the model restarts from this frame */
+        cs->n = 0;
+        if (!cs->cap) return;
+      } else {
+        cs->fr = nf;
+        cs->cap = cap;
+      }
+    }
+  }
+  cs->fr[cs->n++] = f;
+  cs->th->depth++;
+}
+
+static void pop(struct ct_callstack *cs) {
+  if (cs->n) cs->n--;
+  cs->th->depth--;
+}
+
+static void log_block(struct ct_tl_thread *th, const struct ct_mfunc *f, uint32_t block,
+                      uint16_t module) {
+  if (th->nblocks == th->blocks_cap) {
+    size_t cap = th->blocks_cap ? th->blocks_cap * 2 : 1024;
+    struct ct_block_ref *nb = realloc(th->blocks, cap * sizeof *nb);
+    if (!nb) return;
+    th->blocks = nb;
+    th->blocks_cap = cap;
+  }
+  th->blocks[th->nblocks++] = (struct ct_block_ref){f->addr, block, module};
+}
+
+/* The steps of blocks[0..n) of f, walked from `site`. */
+static void emit(struct ct_callstack *cs, const struct ct_mfunc *f, uint16_t mod, uint32_t site,
+                 const uint32_t *blocks, size_t n) {
+  struct ct_tl_thread *th = cs->th;
+  struct ct_step s = {.outer = f->display, .fn = f, .module = mod,
+                      .depth = (uint32_t)(th->depth + CT_DEPTH_BIAS), .time_ns = cs->time};
+  int first = 1;
+  if ((f->flags & CT_FN_NO_DEBUG) && site != UINT32_MAX) {
+    /* Built without line tables: the record still proves the function ran. */
+    s.function = f->display;
+    s.flags = (uint16_t)((site == 0 ? CT_STEP_ENTRY : 0) | (cs->gap ? CT_STEP_GAP : 0));
+    ct_tl_add_step(th, &s);
+    cs->gap = first = 0;
+  }
+  for (size_t k = 0; k < n; k++) {
+    const struct ct_mblock *b = &f->blocks[blocks[k]];
+    if (cs->t->keep_blocks) log_block(th, f, blocks[k], mod);
+    for (uint32_t i = 0; i < b->nlines; i++) {
+      const struct ct_mline *l = &b->lines[i];
+      s.function = l->inl ? l->inl->function : f->display;
+      s.file = l->file;
+      s.line = l->line;
+      s.col = l->col;
+      s.inl = l->inl;
+      s.flags = 0;
+      if (first && k == 0 && site == 0) s.flags |= CT_STEP_ENTRY;
+      if (i == 0 && (b->flags & CT_BB_CHECK)) s.flags |= CT_STEP_LOOP;
+      if (cs->gap) s.flags |= CT_STEP_GAP;
+      cs->gap = first = 0;
+      ct_tl_add_step(th, &s);
+    }
+  }
+}
+
+/* The frame a direct call to `name` from `caller` enters, as the linker binds it: the
+ * caller's own unit, its module, then the other instrumented modules. */
+static struct frame callee_frame(struct ct_callstack *cs, const struct frame *caller,
+                                 const char *name) {
+  struct frame fr = {NULL, NULL, 0, FR_UNKNOWN, 0};
+  if (!name) return fr; /* an indirect call */
+  fr.kind = FR_OPAQUE;
+  const struct ct_mfunc *g = ct_meta_resolve(caller->m->meta, name, caller->f->unit);
+  if (g) return (struct frame){g, caller->m, caller->mod, FR_KNOWN, 0};
+  struct ct_modset *ms = cs->t->mods;
+  for (size_t k = 0; k < ms->n; k++) {
+    struct ct_module *m = &ms->mods[k];
+    if (m == caller->m || !m->meta) continue;
+    if ((g = ct_meta_resolve(m->meta, name, UINT32_MAX)))
+      return (struct frame){g, m, (uint16_t)k, FR_KNOWN, 0};
+  }
+  return fr;
+}
+
+/* The innermost frame's record (or elided flush) ended at block b of its function; the next
+ * record starts at block `end` (b itself unless a check point fired there). */
+static void finish(struct ct_callstack *cs, uint32_t b, uint32_t end) {
+  struct frame *top = &cs->fr[cs->n - 1];
+  const struct ct_mblock *mb = &top->f->blocks[b];
+  struct frame callee;
+  switch (mb->term) {
+  case CT_TERM_RETURN:
+  case CT_TERM_RESUME:
+    pop(cs);
+    return;
+  case CT_TERM_CALL:
+  case CT_TERM_INVOKE:
+    callee = callee_frame(cs, top, mb->callee);
+    if (mb->nsucc == 0) { /* a tail call: the callee takes the frame's place */
+      pop(cs);
+    } else if (top->f->block_site[mb->succ[0].block] >= 0) {
+      top->site = (uint32_t)top->f->block_site[mb->succ[0].block];
+    }
+    push(cs, callee);
+    return;
+  case CT_TERM_STOP:
+    return; /* unreachable: nothing follows in this frame */
+  default:   /* a check point fired at `end` */
+    if (top->f->block_site[end] >= 0) top->site = (uint32_t)top->f->block_site[end];
+    return;
+  }
+}
+
+/* f's walk from `site` while it reads no bits, into cs->path. Returns 1 if it ends at an
+ * elided flush (*end: its block), 0 if a record is written before (a branch needs bits, a
+ * flush is always written, a check point fires) or it loops without a branch. */
+static int zero_walk(struct ct_callstack *cs, const struct ct_mfunc *f, uint32_t site, size_t *n,
+                     uint32_t *end) {
+  if (cs->path_cap < (size_t)f->nblocks + 1) {
+    uint32_t *np = realloc(cs->path, ((size_t)f->nblocks + 1) * sizeof *np);
+    if (!np) return 0;
+    cs->path = np;
+    cs->path_cap = (size_t)f->nblocks + 1;
+  }
+  uint32_t b = f->site_block[site];
+  *n = 0;
+  while (*n <= f->nblocks) {
+    const struct ct_mblock *mb = &f->blocks[b];
+    cs->path[(*n)++] = b;
+    if (mb->term == CT_TERM_JUMP) {
+      uint32_t next = mb->succ[0].block;
+      const struct ct_mblock *t = &f->blocks[next];
+      if ((t->flags & CT_BB_CHECK) && f->site_bits >= CT_ACC_BITS - t->budget) return 0;
+      b = next;
+      continue;
+    }
+    if (mb->term == CT_TERM_BRANCH || !(mb->flags & CT_BB_ELIDE)) return 0;
+    *end = b;
+    return 1;
+  }
+  return 0;
+}
+
+/* The innermost frame's next flush is elided: emits the steps up to it and applies it.
+ * Returns 0 (and does nothing) if its next record is written instead. */
+static int advance(struct ct_callstack *cs) {
+  struct frame *top = &cs->fr[cs->n - 1];
+  size_t n;
+  uint32_t end;
+  if (!zero_walk(cs, top->f, top->site, &n, &end)) return 0;
+  emit(cs, top->f, top->mod, top->site, cs->path, n);
+  finish(cs, end, end);
+  return 1;
+}
+
+/* Would the frames fr[0..k), advanced through elided flushes only, reach f at site? (Decides
+ * whether an entry record after a call into code without records is a callback from it, or
+ * a call its caller made after it returned.) Works on copies: the model is not changed. */
+static int reachable(struct ct_callstack *cs, size_t k, const struct ct_mfunc *f, uint32_t site) {
+  struct frame over[64], cur;
+  size_t no = 0;
+  for (unsigned steps = 0; steps < 1024; steps++) {
+    if (no) cur = over[--no];
+    else if (k) cur = cs->fr[--k];
+    else return 0;
+    if (cur.kind != FR_KNOWN) continue; /* code without records: may have returned too */
+    if (cur.f == f && cur.site == site) return 1;
+    size_t n;
+    uint32_t end;
+    if (!zero_walk(cs, cur.f, cur.site, &n, &end)) return 0;
+    const struct ct_mblock *mb = &cur.f->blocks[end];
+    if (mb->term == CT_TERM_RETURN || mb->term == CT_TERM_RESUME) continue; /* popped */
+    if (mb->term != CT_TERM_CALL && mb->term != CT_TERM_INVOKE) return 0;
+    struct frame callee = callee_frame(cs, &cur, mb->callee);
+    if (mb->nsucc) {
+      if (cur.f->block_site[mb->succ[0].block] < 0) return 0;
+      cur.site = (uint32_t)cur.f->block_site[mb->succ[0].block];
+      over[no++] = cur;
+    }
+    if (no == sizeof over / sizeof over[0]) return 0;
+    over[no++] = callee;
+  }
+  return 0;
+}
+
+/* Brings the model to "the innermost frame is f at site": advances through elided flushes,
+ * or resynchronises. `empty`: the record there has no path bits. */
+static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
+                   uint16_t mod, uint32_t site, int empty) {
+  struct frame here = {f, m, mod, FR_KNOWN, site};
+  for (unsigned guard = 0; cs->n && guard < (1u << 20); guard++) {
+    struct frame *top = &cs->fr[cs->n - 1];
+    if (top->kind == FR_KNOWN) {
+      /* A frame whose next flush is elided writes a record there only when stamping made it
+       * (then an empty one): a record with bits is someone else's. */
+      size_t n;
+      uint32_t end;
+      if (top->f == f && top->site == site && (empty || !zero_walk(cs, f, site, &n, &end)))
+        return;
+      if (advance(cs)) continue;
+      break;
+    }
+    /* Above a call into code that wrote nothing: a record other than an entry means it has
+     * returned; so does an entry its caller reaches through elided flushes. */
+    if (site != 0 || reachable(cs, cs->n - 1, f, site)) {
+      pop(cs);
+      continue;
+    }
+    if (top->kind == FR_UNKNOWN) { /* the indirect call's target */
+      *top = here;
+      return;
+    }
+    break; /* a callback from uninstrumented code: runs above it */
+  }
+  if (site == 0) { /* a new invocation: a callback, a signal handler, a thread's start */
+    push(cs, here);
+    return;
+  }
+  /* A deeper frame resumes (longjmp, an exception's landing pad, lost records): unwind to it. */
+  for (size_t i = cs->n; i-- > 0;)
+    if (cs->fr[i].kind == FR_KNOWN && cs->fr[i].f == f) {
+      while (cs->n > i + 1) pop(cs);
+      cs->fr[i].site = site;
+      return;
+    }
+  /* Nothing known leads here (the history starts inside calls): start over at this frame,
+   * at the depth the thread is at. */
+  cs->n = 0;
+  push(cs, here);
+  cs->th->depth--;
+}
+
+void ct_callstack_record(struct ct_callstack *cs, const struct ct_rec *r, struct ct_module *m,
+                         uint16_t mod, int gap) {
+  struct ct_tl_thread *th = cs->th;
+  const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
+  struct ct_walk w;
+  th->records++;
+  if (!f) {
+    th->bad_records++;
+    ct_timeline_warn(cs->t, "records from an unknown function in %s (stale metadata?)", m->name);
+    return;
+  }
+  int st = ct_walk_start(&w, f, r->acc);
+  if (st != CT_WALK_BLOCK) {
+    th->bad_records++;
+    ct_timeline_warn(cs->t, "a record of %s in %s does not match its metadata (%s)", f->display,
+                     m->name, w.why);
+    return;
+  }
+  cs->time = r->time_ns;
+  cs->gap |= gap;
+  locate(cs, f, m, mod, w.site, w.nbits == 0);
+  if (cs->path_cap < (size_t)f->nblocks + 1) {
+    uint32_t *np = realloc(cs->path, ((size_t)f->nblocks + 1) * sizeof *np);
+    if (!np) return;
+    cs->path = np;
+    cs->path_cap = (size_t)f->nblocks + 1;
+  }
+  /* Walked in slices of the path buffer; a loop's record can pass many more blocks. */
+  size_t n = 0;
+  uint32_t site = w.site;
+  while (st == CT_WALK_BLOCK) {
+    cs->path[n++] = w.block;
+    if (n == cs->path_cap) {
+      emit(cs, f, mod, site, cs->path, n);
+      site = UINT32_MAX; /* the entry step, if any, is out */
+      n = 0;
+    }
+    st = ct_walk_next(&w, 0);
+  }
+  emit(cs, f, mod, site, cs->path, n);
+  if (st == CT_WALK_END) {
+    if (cs->n && cs->fr[cs->n - 1].f == f) finish(cs, w.block, w.end);
+  } else {
+    th->bad_records++;
+    ct_timeline_warn(cs->t, "a record of %s in %s does not match its metadata (%s)", f->display,
+                     m->name, w.why);
+    if (cs->n) cs->fr[cs->n - 1].kind = FR_UNKNOWN; /* where it went is not known */
+  }
+}
+
+void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
+                        uint16_t mod, uint32_t site, int empty, uint64_t time_ns) {
+  cs->time = time_ns;
+  locate(cs, f, m, mod, site, empty);
+}
+
+void ct_callstack_return_all(struct ct_callstack *cs) {
+  for (unsigned guard = 0; cs->n && guard < (1u << 20); guard++) {
+    struct frame *top = &cs->fr[cs->n - 1];
+    if (top->kind != FR_KNOWN) pop(cs); /* left no record */
+    else if (!advance(cs)) break;       /* it could not have returned without writing one */
+  }
+}

@@ -1,0 +1,44 @@
+/*
+ * callstack.h - the decoder's model of one thread's call stack, which turns its records (in
+ * true order) into steps and re-creates the records the program did not write.
+ *
+ * A flush whose record would hold no path bits is skipped by the instrumented code when its
+ * block says CT_BB_ELIDE: from the frame's site there is only one path to it, so the decoder
+ * walks it itself. That needs to know, for every frame, where its next record starts; this
+ * model keeps it: a record ending at a call pushes the callee (resolved by name, as the linker
+ * binds it), a return pops, and before each record the innermost frame is advanced along its
+ * branch-free paths to elided flushes (emitting their steps) until it needs bits.
+ *
+ * Where the records do not fit the model (the history starts inside calls, records were
+ * overwritten, a signal handler or a callback from uninstrumented code ran, longjmp or an
+ * exception unwound frames) the model resynchronises on the record itself, which always
+ * names its function and start site: an entry record starts a frame on top of the current
+ * one, a record of a deeper frame unwinds to it, anything else restarts the model there.
+ */
+#ifndef CT_CALLSTACK_H
+#define CT_CALLSTACK_H
+
+#include "decoder.h"
+#include "timeline.h"
+
+struct ct_callstack;
+
+struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread *th);
+void ct_callstack_free(struct ct_callstack *cs);
+
+/* Appends the steps of record r (of module m, index mod_index in t->mods) and of the elided
+ * records before it. `gap`: history before it was lost. */
+void ct_callstack_record(struct ct_callstack *cs, const struct ct_rec *r, struct ct_module *m,
+                         uint16_t mod_index, int gap);
+
+/* The crashed frame's unfinished record starts at `site` of f: appends the steps of the
+ * elided records since the last written one (e.g. the branch-free ends of callees that
+ * returned), so the unfinished path continues from the right place. */
+void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
+                        uint16_t mod_index, uint32_t site, int empty, uint64_t time_ns);
+
+/* Every frame of the model has returned (the thread exited, or no instrumented function is on
+ * its stack at the dump): appends the steps of their elided ends, as far as they are elided. */
+void ct_callstack_return_all(struct ct_callstack *cs);
+
+#endif
