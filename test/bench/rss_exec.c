@@ -1,6 +1,7 @@
 /*
- * rss_exec.c - runs a command and appends its peak resident set size (KB, from wait4's
- * rusage) to a file: the benchmark's memory probe, wrapped around every timed run.
+ * rss_exec.c - runs a command and appends one line to a file: its peak resident set size (KB)
+ * and the user and system CPU seconds it used, all from wait4's rusage. The benchmark's memory
+ * and CPU-time probe, wrapped around every timed run.
  *
  *   rss_exec OUTFILE COMMAND [ARGS...]
  *
@@ -29,7 +30,8 @@ int main(int argc, char **argv) {
   if (wait4(pid, &status, 0, &ru) < 0) return perror("rss_exec: wait4"), 2;
   out = fopen(argv[1], "a");
   if (out) {
-    fprintf(out, "%ld\n", ru.ru_maxrss);
+    fprintf(out, "%ld %ld.%06ld %ld.%06ld\n", ru.ru_maxrss, (long)ru.ru_utime.tv_sec,
+            (long)ru.ru_utime.tv_usec, (long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec);
     fclose(out);
   }
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

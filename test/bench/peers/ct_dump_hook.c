@@ -21,14 +21,17 @@ static double ctbNowMs(void) {
 
 static void ctbDumpAtExit(void) {
   const char *v = getenv("CT_BENCH_DUMPS");
+  double ms[64];
   int n = v ? atoi(v) : 0;
-  fprintf(stderr, "ct-bench-dump-ms:");
+  if (n > 64) n = 64;
   for (int i = 0; i < n; i++) {
     double t0 = ctbNowMs();
     int rc = crashtrail_dump("bench");
-    double t1 = ctbNowMs();
-    fprintf(stderr, " %.3f", rc == 0 ? t1 - t0 : -1.0);
+    ms[i] = rc == 0 ? ctbNowMs() - t0 : -1.0;
   }
+  /* One line, after every dump: the runtime's own messages must not split it. */
+  fprintf(stderr, "\nct-bench-dump-ms:");
+  for (int i = 0; i < n; i++) fprintf(stderr, " %.3f", ms[i]);
   fprintf(stderr, "\n");
   if (crashtrail_last_dump_path()) fprintf(stderr, "ct-bench-dump-path: %s\n", crashtrail_last_dump_path());
 }
