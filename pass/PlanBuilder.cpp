@@ -239,6 +239,28 @@ struct Builder {
     }
   }
 
+  // A loop header ending in an indirectbr is a threaded interpreter's dispatch: the code
+  // generator copies such a block into each of its predecessors (every handler gets its own
+  // indirect jump, which the CPU predicts far better) only while it stays small and free of
+  // branches. So its check point moves to its targets, which every cycle through it passes
+  // too (each target checks after adding its code). DispatchBits: the longest such code.
+  std::vector<unsigned> DispatchBits;
+  void moveDispatchChecks() {
+    DispatchBits.assign(P.Blocks.size(), 0);
+    for (unsigned H = 0; H < P.Blocks.size(); ++H) {
+      BlockPlan &B = P.Blocks[H];
+      if (!B.Check || !isa<IndirectBrInst>(B.BB->getTerminator())) continue;
+      bool SelfLoop = false;
+      for (const Successor &S : B.Succs) SelfLoop |= S.Block == H;
+      if (SelfLoop) continue;
+      B.Check = false;
+      for (const Successor &S : B.Succs) {
+        P.Blocks[S.Block].Check = true;
+        DispatchBits[H] = std::max(DispatchBits[H], S.C.Length);
+      }
+    }
+  }
+
   // Longest code path (bits) from each block to the next check or flush; adds checks where it
   // exceeds Limit. Returns the largest budget a check or site ends up with.
   unsigned placeChecks(const std::vector<unsigned> &PostOrder,
@@ -253,7 +275,10 @@ struct Builder {
         for (unsigned I = 0; I < BP.Succs.size(); ++I) {
           const Successor &S = BP.Succs[I];
           bool Stop = IsBack[B][I] || P.Blocks[S.Block].Check || ExtraCheck[S.Block];
-          Max = std::max(Max, S.C.Length + (Stop ? 0 : D[S.Block]));
+          unsigned After = Stop ? 0 : D[S.Block];
+          // Back to a dispatch whose check moved to its targets: its code comes first.
+          if (IsBack[B][I] && !P.Blocks[S.Block].Check) After = DispatchBits[S.Block];
+          Max = std::max(Max, S.C.Length + After);
         }
       D[B] = Max;
       if (!BP.Check && !ExtraCheck[B] && Max > Limit && BP.Site < 0) ExtraCheck[B] = true;
@@ -346,6 +371,7 @@ struct Builder {
     std::vector<unsigned> PostOrder;
     std::vector<std::vector<bool>> IsBack;
     findLoops(PostOrder, IsBack);
+    moveDispatchChecks();
     // Sites other than checks, so the budget search knows which blocks start records.
     P.Blocks[0].Site = 0;
     for (BlockPlan &B : P.Blocks)
