@@ -7,7 +7,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: make_corpus.sh BUILD_DIR}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-rm -rf "$here/corpus" && mkdir -p "$here/corpus/dump" "$here/corpus/meta"
+# regress-*.ctd are inputs that once broke a reader: they are kept, not regenerated.
+mkdir -p "$here/corpus/dump" "$here/corpus/meta"
+rm -f "$here/corpus"/dump/{segv,fpe,abort,request}-*.ctd "$here/corpus"/meta/*.meta
 "$build/bin/crashtrail-cc" -O2 -g -pthread "$here/target.c" -o "$here/corpus/target.bin"
 for what in segv fpe abort request; do
   for kb in 8 16; do
