@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Runs the reproducers of the crashtrail bugs the fidelity tests found (docs/fidelity.md) and
+says, for each, whether the bug is still there. Each reproducer's comment explains it.
+
+  check.py --crashtrail-build BUILD [--work DIR] [--steptrace PATH] [--sources DIR]
+Exit status: 0 when every bug is fixed, 1 when at least one is still there.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "test", "roundtrip"))
+import oracle  # noqa: E402
+
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, check=True, **kw)
+
+
+def line_of(src, text):
+    """The number of the first line of code (not of the opening comment) that contains text."""
+    for n, line in enumerate(open(src), 1):
+        if text in line and not line.lstrip().startswith(("/*", "*")):
+            return n
+    raise KeyError(text)
+
+
+class Repro:
+    def __init__(self, args, name, opt):
+        self.src = os.path.join(HERE, name + ".c")
+        self.dir = os.path.join(args.work, name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.exe = os.path.join(self.dir, name)
+        self.args = args
+        sh([os.path.join(args.crashtrail_build, "bin", "crashtrail-cc"), "-" + opt, "-gdwarf-4",
+            self.src, "-o", self.exe])
+
+    def run(self, *trace_args):
+        """Oracle lines and timeline steps (line numbers) of one crashing run."""
+        for f in glob.glob(os.path.join(self.dir, "*.ctd")):
+            os.unlink(f)
+        rep = os.path.join(self.dir, "oracle")
+        subprocess.run([self.args.steptrace, "-o", rep] + list(trace_args) + ["--", self.exe],
+                       capture_output=True, cwd=self.dir, env=dict(os.environ, CRASHTRAIL_DIR=self.dir))
+        dump = glob.glob(os.path.join(self.dir, "*.ctd"))[0]
+        tl = json.loads(sh([os.path.join(self.args.crashtrail_build, "bin", "crashtrail"), "show",
+                            "--format=json", dump]).stdout)
+        report = oracle.read_report(rep)
+        o, _ = oracle.oracle_lines(report, oracle.read_pcs(rep + ".pcs"), [self.exe],
+                                   [oracle.runtime_dir(self.args.crashtrail_build)])
+        t, _ = oracle.timeline_steps(tl)
+        return [x[1] for x in o], [x[1] for x in t]
+
+    def symbol_delta(self, symbol):
+        entry = int(sh(["readelf", "-h", self.exe]).stdout.split("Entry point address:")[1].split()[0], 16)
+        for line in sh(["llvm-nm-14", "--defined-only", self.exe]).stdout.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[2] == symbol:
+                return int(f[0], 16) - entry
+        raise KeyError(symbol)
+
+
+def after_last(seq, line):
+    return seq[len(seq) - 1 - seq[::-1].index(line):]
+
+
+def decl_line(args):
+    r = Repro(args, "decl_line", "O0")
+    n = line_of(r.src, "int n;")
+    plain = r.exe + ".plain"
+    sh(["clang-14", "-O0", "-gdwarf-4", r.src, "-o", plain])
+    count = lambda exe: len(re.findall(r"decl_line\.c:%d\n" % n, sh(["objdump", "-dl", exe]).stdout))
+    ct, pl = count(r.exe), count(plain)
+    return ct > pl, "instruction groups on line %d (`int n;`): %d with crashtrail, %d without" % (
+        n, ct, pl)
+
+
+def libc_call(args):
+    r = Repro(args, "libc_call", "O0")
+    o, t = r.run()
+    callee = line_of(r.src, "return x * 2;")
+    o, t = after_last(o, callee), after_last(t, callee)
+    return o != t, "after note() (line %d): CPU %s, timeline %s" % (callee, o, t)
+
+
+def lifetime_lines(args):
+    r = Repro(args, "lifetime_lines", "O2")
+    o, t = r.run()
+    decl, ret = line_of(r.src, "long v;"), line_of(r.src, "return v;")
+    bad = decl in t or any(x == ret + 1 for x in t)
+    return bad, "CPU %s, timeline %s (declaration %d, closing brace %d)" % (
+        o[-8:], t[-10:], decl, ret + 1)
+
+
+def crash_line_twice(args):
+    r = Repro(args, "crash_line_twice", "O2")
+    o, t = r.run()
+    loop, cmp = line_of(r.src, "for (unsigned k = 0; k < 60; k++)"), line_of(r.src, "if (e->key == key)")
+    o, t = after_last(o, loop), after_last(t, loop)
+    return t.count(cmp) != o.count(cmp), "after line %d: CPU %s, timeline %s" % (loop, o, t)
+
+
+def line0_crash_step(args):
+    r = Repro(args, "line0_crash_step", "O2")
+    entry = int(sh(["readelf", "-h", r.exe]).stdout.split("Entry point address:")[1].split()[0], 16)
+    lo = r.symbol_delta("work") + entry
+    hi = min(int(f[0], 16) for f in (l.split() for l in sh(["llvm-nm-14", r.exe]).stdout.splitlines())
+             if len(f) == 3 and int(f[0], 16) > lo)
+    rows = [int(l.split()[0], 16) for l in sh(["llvm-dwarfdump-14", "--debug-line", r.exe]).stdout.splitlines()
+            if l.startswith("0x") and l.split()[1] == "0" and "end_sequence" not in l]
+    zero = [va for va in rows if lo <= va < hi]
+    # A first run (stepping from work's entry) finds which line-0 instruction the loop runs.
+    start = "%d:1" % (lo - entry)
+    rep = os.path.join(r.dir, "probe")
+    subprocess.run([args.steptrace, "-o", rep, "-b", start, "-k", "20000", "--", r.exe],
+                   capture_output=True, cwd=r.dir, env=dict(os.environ, CRASHTRAIL_ENABLE="0"))
+    report = oracle.read_report(rep)
+    amap = oracle.AddressMap(report["maps"], [r.exe])
+    ran = {amap.lookup(pc)[1] for pc in oracle.read_pcs(rep + ".pcs")}
+    target = min(va for va in zero if va in ran)
+    o, t = r.run("-b", start, "-a", "%d:50" % (target - entry))
+    return t[-1] == 0 or t[-1] != o[-1], \
+        "SIGSEGV before 0x%x (line 0), 50th time: last line the CPU ran %d, timeline's last step %d" % (
+            target, o[-1], t[-1])
+
+
+def prologue_signal(args):
+    r = Repro(args, "prologue_signal", "O0")
+    o, t = r.run("-a", "%d:5" % r.symbol_delta("step"))
+    call, first, ret = (line_of(r.src, x) for x in ("s += step(i)", "long r = i * 3", "return r;"))
+    tail = after_last(t, call)
+    ran = [x for x in tail[1:] if first <= x <= ret]
+    return bool(ran), "CPU's last line %d; timeline after the last line %d: %s" % (o[-1], call, tail)
+
+
+def valgrind_dwarf5(args):
+    """Any instrumented program, itself built with -gdwarf-4: valgrind 3.19 cannot read the DWARF 5
+    of crashtrail's runtime objects and gives up before the program starts."""
+    r = Repro(args, "decl_line", "O0")
+    p = subprocess.run(["valgrind", "--tool=none", r.exe], capture_output=True, text=True)
+    bad = "Giving up" in p.stderr
+    return bad, "valgrind --tool=none: %s" % (
+        "'" + p.stderr.strip().splitlines()[-2].split("== ", 1)[-1] + "'" if bad else "runs")
+
+
+def lua_dispatch(args):
+    import fidelity  # the Debian sources: apt-get source lua5.4, as the fidelity tests fetch them
+    import run_roundtrip
+    os.makedirs(args.sources, exist_ok=True)
+    src, gen = fidelity.lua_root(types.SimpleNamespace(src=args.sources))
+    work = os.path.join(args.work, "lua_dispatch")
+    shutil.rmtree(work, ignore_errors=True)  # run_roundtrip wants fresh directories
+    os.makedirs(work)
+    rt = types.SimpleNamespace(build=args.crashtrail_build, clang="clang-14", clangxx="clang++-14",
+                               timeout=30.0, ring_kb=131072,
+                               block_trace_obj=os.path.join(work, "block_trace.o"))
+    sh(["clang-14", "-O2", "-c", "-I" + os.path.join(args.crashtrail_build, "include"),
+        os.path.join(REPO, "test", "roundtrip", "block_trace.c"), "-o", rt.block_trace_obj])
+    os.environ["CPATH"] = src + ":" + gen
+    verdicts = {opt: run_roundtrip.one(rt, os.path.join(HERE, "lua_dispatch.c"), opt, work,
+                                       ["-lm", "-ldl"]) for opt in ("O0", "O2")}
+    return any(v[0] != "ok" for v in verdicts.values()), "round trip: %s" % "; ".join(
+        "-%s %s %s" % (opt, v[0], v[1][:160]) for opt, v in verdicts.items())
+
+
+CHECKS = [decl_line, libc_call, lifetime_lines, crash_line_twice, line0_crash_step, prologue_signal,
+          valgrind_dwarf5, lua_dispatch]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--crashtrail-build", required=True)
+    ap.add_argument("--work", default="/tmp/crashtrail-fidelity-repro")
+    ap.add_argument("--steptrace")
+    ap.add_argument("--sources", help="where Debian sources are fetched (default: WORK/src; the "
+                    "fidelity tests' WORK/src can be shared)")
+    args = ap.parse_args()
+    args.sources = os.path.abspath(args.sources or os.path.join(args.work, "src"))
+    args.crashtrail_build = os.path.abspath(args.crashtrail_build)
+    os.makedirs(args.work, exist_ok=True)
+    if not args.steptrace:
+        args.steptrace = os.path.join(args.work, "steptrace")
+        sh(["clang-14", "-O2", "-o", args.steptrace, os.path.join(os.path.dirname(HERE), "steptrace.c")])
+    present = 0
+    for check in CHECKS:
+        bad, why = check(args)
+        present += bad
+        print("%-18s %s: %s" % (check.__name__, "BUG" if bad else "fixed", why))
+    return 1 if present else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
