@@ -33,6 +33,7 @@
 #include "llvm/IR/DIBuilder.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/MDBuilder.h"
@@ -179,6 +180,17 @@ struct Emitter {
     B.CreateStore(B.CreateOr(B.CreateShl(loadAcc(B), Len), Val), Acc);
   }
 
+  // Where a block's own code starts: past debug and lifetime markers, which make no code.
+  // What is inserted there takes the debug location of the instruction it is inserted before:
+  // a block that opens a scope starts with the dbg.declare of its local, whose line has no
+  // code, and instrumentation under that line would make debuggers, profilers and crash
+  // stacks see a declaration run.
+  static Instruction *startOfCode(Instruction *I) {
+    while (I->getNextNode() && (isa<DbgInfoIntrinsic>(I) || I->isLifetimeStartOrEnd()))
+      I = I->getNextNode();
+    return I;
+  }
+
   void describeAccumulator() {
     DISubprogram *SP = P.F->getSubprogram();
     if (!O.DescribeAccumulator || !SP || !SP->getUnit()) return;
@@ -233,8 +245,8 @@ struct Emitter {
     for (unsigned I = 0; I < P.Blocks.size(); ++I) {
       BlockPlan &BP = P.Blocks[I];
       BasicBlock *BB = BP.BB;
-      Instruction *Cursor =
-          BB == &Entry ? EntryInit->getNextNode() : &*BB->getFirstInsertionPt();
+      Instruction *Cursor = startOfCode(BB == &Entry ? EntryInit->getNextNode()
+                                                     : &*BB->getFirstInsertionPt());
       auto StartIt = AtStart.find(BB);
       if (StartIt != AtStart.end()) addCodeAt(Cursor, StartIt->second);
       auto PhiIt = ThroughPhis.find(BB);

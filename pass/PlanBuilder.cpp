@@ -23,6 +23,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 #include <algorithm>
@@ -340,7 +341,15 @@ struct Builder {
   void collectLines(BlockPlan &B) {
     const DILocation *Last = nullptr;
     for (Instruction &I : *B.BB) {
-      if (isa<DbgInfoIntrinsic>(I) || isa<PHINode>(I)) continue; // neither runs as code of a line
+      // None of these runs as code of a line: debug markers, lifetime.start/end, assume,
+      // scope declarations, phis. A lifetime marker would give the timeline a step on a
+      // declaration, or on the brace before a return.
+      if (isa<PHINode>(I)) continue;
+      if (auto *II = dyn_cast<IntrinsicInst>(&I))
+        if (II->isAssumeLikeIntrinsic()) continue;
+      // A no-op cast (the bitcast of a local for its lifetime marker) makes no code either.
+      if (auto *C = dyn_cast<CastInst>(&I))
+        if (C->isNoopCast(F.getParent()->getDataLayout())) continue;
       const DILocation *L = I.getDebugLoc().get();
       if (!L || L->getLine() == 0) continue;
       if (Last && Last->getLine() == L->getLine() && Last->getFile() == L->getFile() &&

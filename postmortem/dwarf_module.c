@@ -752,7 +752,8 @@ static int read_row(struct ct_dwarf *d, Dwarf_Line ln, const struct cu_files *fi
     Dwarf_Error e = NULL;
     Dwarf_Addr addr = 0;
     Dwarf_Unsigned line = 0, col = 0, fno = 0;
-    Dwarf_Bool end = 0;
+    Dwarf_Bool end = 0, prologue_end = 0, epilogue_begin = 0;
+    Dwarf_Unsigned isa = 0, discriminator = 0;
     if (dwarf_lineaddr(ln, &addr, &e) != DW_DLV_OK || dwarf_lineno(ln, &line, &e) != DW_DLV_OK ||
         dwarf_lineoff_b(ln, &col, &e) != DW_DLV_OK ||
         dwarf_line_srcfileno(ln, &fno, &e) != DW_DLV_OK ||
@@ -771,6 +772,11 @@ static int read_row(struct ct_dwarf *d, Dwarf_Line ln, const struct cu_files *fi
     row->line = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
     row->column = col > UINT16_MAX ? UINT16_MAX : (uint16_t)col;
     row->end_seq = end ? 1 : 0;
+    /* Optional: a row whose flags cannot be read is simply not a prologue end. */
+    if (dwarf_prologue_end_etc(ln, &prologue_end, &epilogue_begin, &isa, &discriminator, &e) ==
+        DW_DLV_ERROR)
+        dwarf_dealloc_error(d->info, e);
+    row->prologue_end = prologue_end ? 1 : 0;
     return 0;
 }
 
@@ -1295,6 +1301,31 @@ int ct_dwarf_lookup(struct ct_dwarf *d, uint64_t link_pc, struct ct_srcloc *fram
         n++;
     }
     return n;
+}
+
+int ct_dwarf_in_prologue(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc)
+{
+    struct ct_dw_cu *cu = link_pc >= fn_start ? ct_dw_cu_for_pc(d, link_pc) : NULL;
+    size_t lo = 0, hi;
+    if (!cu || !cu->nrows)
+        return 0;
+    hi = cu->nrows;
+    while (lo < hi) { /* the first row at or after fn_start */
+        size_t mid = lo + (hi - lo) / 2;
+        if (cu->rows[mid].addr < fn_start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* The set-up ends at the first prologue_end row; a row of another function (a new
+     * sequence, or code past link_pc without the flag yet) means this one has none. */
+    for (size_t i = lo; i < cu->nrows && !cu->rows[i].end_seq; i++) {
+        if (cu->rows[i].prologue_end)
+            return link_pc < cu->rows[i].addr;
+        if (cu->rows[i].addr > link_pc)
+            break;
+    }
+    return 0;
 }
 
 const char *ct_dwarf_function_name(struct ct_dwarf *d, uint64_t link_pc)

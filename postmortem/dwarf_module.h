@@ -84,6 +84,11 @@ struct ct_srcloc {
 int ct_dwarf_lookup(struct ct_dwarf *d, uint64_t link_pc,
                     struct ct_srcloc *frames, int max_frames);
 
+/* 1 when link_pc lies in the frame set-up of the function that starts at fn_start: before the
+ * line table's first prologue_end row of that function (the row a debugger's breakpoint on
+ * the function uses).  0 past it, or when the table says nothing either way. */
+int ct_dwarf_in_prologue(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc);
+
 /* Function containing link_pc from DWARF (the innermost DW_TAG_subprogram
  * whose ranges contain it, i.e. the out-of-line function, not an inlined
  * one), or NULL.  The string lives as long as d. */

@@ -129,6 +129,7 @@ struct ct_dw_row {
     uint32_t line;
     uint16_t column; /* saturated */
     uint8_t end_seq;
+    uint8_t prologue_end; /* DW_LNS_set_prologue_end: the function's frame set-up is done */
 };
 
 enum { CT_SCOPE_SUBPROGRAM = 1, CT_SCOPE_INLINED = 2 };

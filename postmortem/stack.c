@@ -120,7 +120,8 @@ static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_fra
 }
 
 /* The function of the metadata that contains a frame's pc, or NULL. */
-static const struct ct_mfunc *instrumented_function(struct raw_frame *rf, int first) {
+static const struct ct_mfunc *instrumented_function(struct raw_frame *rf, int first,
+                                                   uint64_t *fn_start) {
   struct ct_module *m = rf->mod;
   uint64_t start = 0, link;
   if (!m || !m->meta) return NULL;
@@ -128,6 +129,7 @@ static const struct ct_mfunc *instrumented_function(struct raw_frame *rf, int fi
   const char *sym = NULL;
   if (m->debug_elf) sym = ct_elf_symbol_at(m->debug_elf, link, &start);
   if (!sym && m->elf) sym = ct_elf_symbol_at(m->elf, link, &start);
+  *fn_start = start;
   return sym ? ct_meta_find(m->meta, start) : NULL;
 }
 
@@ -140,12 +142,14 @@ static void mark_crash_line(struct ct_timeline *t, struct ct_tl_thread *th, stru
                             const struct ct_mfunc *f, int certain) {
   struct ct_step *last = th->nsteps ? &th->steps[th->nsteps - 1] : NULL;
   const struct ct_srcloc *loc = rf->nloc ? &rf->loc[0] : NULL;
-  if (!loc || !loc->file) {
-    if (last) last->flags |= CT_STEP_CRASH;
+  /* Line 0 (code of no line: after a call, crashtrail's own code) says nothing of where in
+   * the source the thread was: the crash is after the last step. */
+  if (!loc || !loc->file || loc->line == 0) {
+    if (last) last->flags |= (uint16_t)(CT_STEP_CRASH | (certain ? 0 : CT_STEP_UNCERTAIN));
     return;
   }
   if (last && last->line == loc->line && last->file && !strcmp(last->file, loc->file)) {
-    last->flags |= CT_STEP_CRASH;
+    last->flags |= (uint16_t)(CT_STEP_CRASH | (certain ? 0 : CT_STEP_UNCERTAIN));
     return;
   }
   struct ct_step s = {.function = loc->function ? loc->function : "??",
@@ -158,9 +162,43 @@ static void mark_crash_line(struct ct_timeline *t, struct ct_tl_thread *th, stru
   ct_tl_add_step(th, &s);
 }
 
-/* Walks the live accumulator of frame rf up to its crash line. */
+/* The ELF symbol of a frame's function (the linkage name, as the metadata names callees). */
+static const char *frame_symbol(const struct raw_frame *rf, int first) {
+  if (!rf->mod) return NULL;
+  uint64_t link = rf->regs.r[16] - rf->mod->bias - (first ? 0 : 1);
+  const char *sym = rf->mod->debug_elf ? ct_elf_symbol_at(rf->mod->debug_elf, link, NULL) : NULL;
+  if (!sym && rf->mod->elf) sym = ct_elf_symbol_at(rf->mod->elf, link, NULL);
+  return sym;
+}
+
+/* Whether the frame, stopped at an after-call site with no bits since, is suspended in the
+ * very call that ended its last record. Calls the pass does not flush (strlen, memcpy, the
+ * runtime's ring refill) leave the accumulator at an earlier after-call site while the code
+ * between runs. The call before the site is the one when its line and column are those of
+ * the frame's return address, or when it names the function the unwinder found called
+ * (`callee`, NULL when that has no symbol: libc's internal strlen variants have none). */
+static int suspended_in_flushed_call(const struct ct_mfunc *f, uint32_t site, const char *callee,
+                                     const struct raw_frame *rf) {
+  uint32_t target = f->site_block[site];
+  for (uint32_t b = 0; b < f->nblocks; b++) {
+    const struct ct_mblock *mb = &f->blocks[b];
+    if ((mb->term != CT_TERM_CALL && mb->term != CT_TERM_INVOKE) || !mb->nsucc ||
+        mb->succ[0].block != target)
+      continue;
+    if (callee && mb->callee && !strcmp(mb->callee, callee)) return 1;
+    if (mb->nlines && rf->nloc) {
+      const struct ct_mline *call = &mb->lines[mb->nlines - 1];
+      if (same_line(call, &rf->loc[0]) && call->col == rf->loc[0].column) return 1;
+    }
+  }
+  return 0;
+}
+
+/* Walks the live accumulator of frame rf up to its crash line. `callee`: the function rf is
+ * suspended in (its inner frame's symbol), NULL for the innermost frame. */
 static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
-                         struct raw_frame *rf, const struct ct_mfunc *f, uint64_t acc, int first) {
+                         struct raw_frame *rf, const struct ct_mfunc *f, uint64_t acc, int first,
+                         const char *callee) {
   struct ct_walk w;
   uint32_t blocks[4096];
   size_t nb = 0, determined = 0;
@@ -175,7 +213,8 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   if (cs)
     ct_callstack_reach(cs, f, rf->mod, (uint16_t)(rf->mod - t->mods->mods), w.site, w.nbits == 0,
                        th->nsteps ? th->steps[th->nsteps - 1].time_ns : 0);
-  if (!first && w.nbits == 0 && f->site_kind[w.site] == CT_SITE_AFTER_CALL) {
+  int flushed_call = !first && w.nbits == 0 && f->site_kind[w.site] == CT_SITE_AFTER_CALL;
+  if (flushed_call && suspended_in_flushed_call(f, w.site, callee, rf)) {
     mark_crash_line(t, th, rf, f, 1); /* suspended in a call: nothing ran since the record */
     return;
   }
@@ -187,34 +226,77 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     if (st != CT_WALK_BLOCK) break;
   }
   if (st == CT_WALK_BAD) ct_timeline_warn(t, "the unfinished path does not fit %s (%s)", f->display, w.why);
-  /* The crash line: its last occurrence on the path. */
+  /* The crash line: in the last block of the path that has it. A block can list the line
+   * more than once (a rotated loop: 26:12, 25:54, 26:9, whose machine code runs 25 first):
+   * the occurrence whose column is the faulting instruction's is the one; else the first,
+   * flagged uncertain, so that no line is shown run that may not have. */
   long hit_block = -1, hit_line = -1;
+  int hit_certain = 1;
   for (size_t b = nb; b-- > 0 && hit_block < 0 && rf->nloc;) {
     const struct ct_mblock *mb = &f->blocks[blocks[b]];
+    int seen = 0;
+    long by_column = -1;
     for (uint32_t l = mb->nlines; l-- > 0;)
       if (same_line(&mb->lines[l], &rf->loc[0])) {
         hit_block = (long)b;
-        hit_line = l;
+        hit_line = l; /* scanning backwards: ends on the first occurrence */
+        seen++;
+        if (by_column < 0 && rf->loc[0].column && mb->lines[l].col == rf->loc[0].column)
+          by_column = l;
+      }
+    if (seen > 1) {
+      if (by_column >= 0) hit_line = by_column;
+      else hit_certain = 0;
+    }
+  }
+  if (flushed_call && hit_block < 0) {
+    /* Not the call the site follows, and the call line is not on the branch-free path from
+     * it either: the unwinder's callee is a name the metadata spells otherwise (a tail call,
+     * an alias). Nothing is shown rather than a guess. */
+    mark_crash_line(t, th, rf, f, 0);
+    return;
+  }
+  /* Without the crash line, the path's last determined block is known to have begun, not to
+   * have run any of its lines; when the fault has no line at all (line 0: code a compiler or
+   * crashtrail made, which sits at block boundaries), its lines are most likely still ahead. */
+  int no_line = !rf->nloc || !rf->loc[0].file || rf->loc[0].line == 0;
+  size_t upto = hit_block >= 0 ? (size_t)hit_block + 1
+              : no_line && determined > 0 ? determined - 1 : determined;
+  /* The bits of a block's branch are added before the branch, and the compiler may schedule
+   * that before the block's faulting load: the accumulator can already point into the next
+   * block. When the crash line opens the last block and the block before it has the line
+   * too, with other lines after it, the fault may have been there: those lines are shown
+   * uncertain. (A rotated loop whose one block lists the compare first and last.) */
+  long doubt_block = -1;
+  uint32_t doubt_from = 0;
+  if (hit_block >= 1 && hit_line == 0) {
+    const struct ct_mblock *prev = &f->blocks[blocks[hit_block - 1]];
+    for (uint32_t l = 0; l + 1 < prev->nlines; l++)
+      if (same_line(&prev->lines[l], &rf->loc[0])) {
+        doubt_block = hit_block - 1;
+        doubt_from = l + 1;
+        hit_certain = 0;
         break;
       }
   }
-  size_t upto = hit_block >= 0 ? (size_t)hit_block + 1 : determined;
   uint16_t mod = (uint16_t)(rf->mod - t->mods->mods);
   uint64_t time = th->nsteps ? th->steps[th->nsteps - 1].time_ns : 0;
   for (size_t b = 0; b < upto; b++) {
     const struct ct_mblock *mb = &f->blocks[blocks[b]];
     uint32_t nl = (long)b == hit_block ? (uint32_t)hit_line + 1 : mb->nlines;
     for (uint32_t l = 0; l < nl; l++) {
+      int doubt = ((long)b == doubt_block && l >= doubt_from) || ((long)b == hit_block && doubt_block >= 0);
       const struct ct_mline *ml = &mb->lines[l];
       struct ct_step s = {.function = ml->inl ? ml->inl->function : f->display,
                           .outer = f->display, .file = ml->file, .line = ml->line, .col = ml->col,
                           .inl = ml->inl, .fn = f, .module = mod, .flags = CT_STEP_PENDING,
                           .depth = (uint32_t)(th->depth + CT_DEPTH_BIAS), .time_ns = time};
       if (b == 0 && l == 0 && w.site == 0) s.flags |= CT_STEP_ENTRY;
+      if (doubt) s.flags |= CT_STEP_UNCERTAIN;
       ct_tl_add_step(th, &s);
     }
   }
-  mark_crash_line(t, th, rf, f, hit_block >= 0);
+  mark_crash_line(t, th, rf, f, hit_block >= 0 && hit_certain);
 }
 
 void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs) {
@@ -223,18 +305,29 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
   if (!frames) return;
   n = unwind(t, th, frames);
   for (i = 0; i < n; i++) {
-    const struct ct_mfunc *f = instrumented_function(&frames[i], i == 0);
+    uint64_t fn_start = 0;
+    const struct ct_mfunc *f = instrumented_function(&frames[i], i == 0, &fn_start);
     if (!f) continue;
     struct raw_frame *rf = &frames[i];
     struct ct_dwarf *dw = ct_module_dwarf(rf->mod);
     uint64_t acc = 0, link = rf->regs.r[16] - rf->mod->bias - (i == 0 ? 0 : 1);
     int rc = -1;
+    if (i == 0 && dw && ct_dwarf_in_prologue(dw, fn_start, link)) {
+      /* Stopped in the frame set-up: the function has run none of its code, and its
+       * accumulator (at -O0 a stack slot described for the whole function) still holds
+       * whatever the slot held before. The frame is entered, nothing more. */
+      if (cs)
+        ct_callstack_reach(cs, f, rf->mod, (uint16_t)(rf->mod - t->mods->mods), 0, 1,
+                           th->nsteps ? th->steps[th->nsteps - 1].time_ns : 0);
+      mark_crash_line(t, th, rf, f, 1);
+      break;
+    }
     if (dw && (f->flags & CT_FN_ACC_VAR) && rf->have_cfa)
       rc = ct_dwarf_variable(dw, link, CT_ACC_VAR_NAME, &rf->regs, rf->cfa, rf->mod->bias,
                              ct_dump_read_stack, t->dump, &acc);
     if (rc == 0) {
       t->pending_recovered = 1;
-      pending_path(t, th, cs, rf, f, acc, i == 0);
+      pending_path(t, th, cs, rf, f, acc, i == 0, i ? frame_symbol(&frames[i - 1], i - 1 == 0) : NULL);
     } else {
       ct_timeline_warn(t, "the crashing frame's unfinished path (%s) is not recoverable (%s): "
                        "steps since its last record are missing", f->display,
@@ -247,7 +340,7 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
   if (i == n && cs) ct_callstack_return_all(cs); /* every instrumented call has returned */
   if (i == n && n > 0) /* no instrumented frame: the crash line of the innermost known frame */
     for (i = 0; i < n; i++)
-      if (frames[i].nloc && frames[i].loc[0].file) {
+      if (frames[i].nloc && frames[i].loc[0].file && frames[i].loc[0].line) {
         mark_crash_line(t, th, &frames[i], NULL, 1);
         break;
       }
