@@ -175,10 +175,11 @@ void ct_write_text(const struct ct_timeline *t, FILE *out, const struct ct_text_
   for (size_t i = 0; i < t->nthreads; i++) {
     const struct ct_tl_thread *th = &t->threads[i];
     if (i > 0 && !o->all_threads && !th->nsteps) continue;
-    fprintf(out, "\n%sThread %u%s%s%s%s%s%s, %zu steps, oldest first:%s\n", st->bold, th->tid,
-            th->name[0] ? " (" : "", th->name, th->name[0] ? ")" : "",
+    fprintf(out, "\n%sThread %u%s%s%s%s%s%s, %zu steps from %llu records, oldest first:%s\n",
+            st->bold, th->tid, th->name[0] ? " (" : "", th->name, th->name[0] ? ")" : "",
             (int)i == t->crashed ? ", crashed" : "", th->flags & CT_THR_EXITED ? ", exited" : "",
-            th->flags & CT_THR_PREFORK ? ", before fork" : "", th->nsteps, st->reset);
+            th->flags & CT_THR_PREFORK ? ", before fork" : "", th->nsteps,
+            (unsigned long long)th->records, st->reset);
     print_steps(out, t, th, o, src, st);
     if ((int)i == t->crashed || i == 0) print_calls(out, t, th, st);
   }

@@ -39,6 +39,7 @@ struct ct_config {
   int enabled;                    /* dump on fatal signals */
   int dump_signal;                /* on-demand dump signal, 0 = none */
   int setid_blocked;              /* set-id process without CRASHTRAIL_ALLOW_SETID */
+  int fsync_dump;                 /* CRASHTRAIL_FSYNC: fsync(2) a dump before returning */
 };
 CT_HIDDEN extern struct ct_config ct_cfg;
 CT_HIDDEN void ct_config_load(void); /* normal */

@@ -11,7 +11,7 @@ pkgs=(build-essential cmake ninja-build python3 file binutils
       libdwarf-dev libelf-dev zlib1g-dev libsqlite3-dev sqlite3 libmicrohttpd-dev)
 if [ "$profile" = test ] || [ "$profile" = bench ]; then
   pkgs+=(valgrind csmith libcsmith-dev llvm-19-dev libclang-19-dev clang-19 libclang-rt-19-dev chromium
-         dpkg-dev gdb tcl)
+         dpkg-dev gdb tcl strace)
 fi
 if [ "$profile" = bench ]; then
   pkgs+=(hyperfine libclang-rt-14-dev time)

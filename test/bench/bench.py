@@ -577,29 +577,34 @@ def finish_wall(ctx, variants, res, rss_files, load, use_hf):
 
 
 def decode(show, path):
-    """Times `crashtrail show --format=json DUMP`. Its JSON can be many GB for a 64 MB dump
-    (every step of every record), so it is streamed and only the threads' "records" counts are
-    kept. CPU time (user + system, from wait4) is the decoder's own, whatever the reader does."""
+    """Decoding speed: `crashtrail show DUMP` decodes every record of every thread into steps
+    (the abstract execution, the call-stack model, the source lines) and prints the folded
+    tail; its header says how many records each thread had. CPU time (user + system, from
+    wait4) and peak RSS are the decoder's. Then the full JSON export (every step of every
+    record: GBs for a 64 MB dump), streamed and discarded, timed on its own."""
+    t = time.perf_counter()
+    p = subprocess.Popen([show, "show", "--color=never", path], stdout=subprocess.PIPE)
+    text = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    if status != 0:
+        raise RuntimeError(f"crashtrail show failed on {path} (status {status})")
+    records = sum(int(m.group(1)) for m in re.finditer(rb"steps from (\d+) records", text))
     t = time.perf_counter()
     p = subprocess.Popen([show, "show", "--format=json", path], stdout=subprocess.PIPE)
-    records, json_bytes, tail = 0, 0, b""
-    pat = re.compile(rb'"records":(\d+)[,}]')
+    json_bytes = 0
     while True:
         chunk = p.stdout.read(1 << 20)
         if not chunk:
             break
         json_bytes += len(chunk)
-        buf = tail + chunk
-        cut = max(0, len(buf) - 64)  # a match may straddle two chunks: keep the tail
-        records += sum(int(m.group(1)) for m in pat.finditer(buf) if m.end() <= cut)
-        tail = buf[cut:]
-    records += sum(int(m.group(1)) for m in pat.finditer(tail))
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t
+    _, status, jru = os.wait4(p.pid, 0)
+    json_wall = time.perf_counter() - t
     if status != 0:
-        raise RuntimeError(f"crashtrail show failed on {path} (status {status})")
+        raise RuntimeError(f"crashtrail show --format=json failed on {path} (status {status})")
     return dict(records=records, decode_s=wall, decode_cpu_s=ru.ru_utime + ru.ru_stime,
-                decode_rss_kb=ru.ru_maxrss, json_bytes=json_bytes)
+                decode_rss_kb=ru.ru_maxrss, json_bytes=json_bytes, json_s=json_wall,
+                json_cpu_s=jru.ru_utime + jru.ru_stime)
 
 
 def dump_and_decode(ctx):
@@ -782,7 +787,7 @@ def targets(res, summ, single, multi):
         row("dump of 64 MB of rings < 50 ms", f"{ms:.1f} ms", ms < 50, "median of 5 dumps")
         rate = d["big"]["records"] / d["big"]["decode_cpu_s"]
         row("decoding >= 20 M records/s", f"{rate / 1e6:.3f} M/s", rate >= 20e6,
-            "whole `crashtrail show --format=json`, per CPU second")
+            "`crashtrail show` (every record decoded into steps), per CPU second")
     return rows
 
 
@@ -933,19 +938,21 @@ def render(res):
                          f"({min(x['dump_ms']):.1f}-{max(x['dump_ms']):.1f})",
                          f"{x['records']:,}", f"{x['decode_s']:.2f} s",
                          f"{x['decode_cpu_s']:.2f} s", f"{x['decode_rss_kb'] / 1024:.0f} MB",
-                         f"{x['json_bytes'] / 1e6:,.0f} MB",
-                         f"{x['records'] / x['decode_cpu_s'] / 1e6:.3f} M/s"])
+                         f"{x['records'] / x['decode_cpu_s'] / 1e6:.3f} M/s",
+                         f"{x['json_bytes'] / 1e6:,.0f} MB in {x.get('json_s', 0):.1f} s"])
         big, small = d["big"], d["small"]
         dt = big["decode_cpu_s"] - small["decode_cpu_s"]
         marginal = (big["records"] - small["records"]) / dt if dt > 0 else None
         L += ["### Dump and decoding", "",
               "SQLite speedtest1 (ring only) with CRASHTRAIL_RING_KB set, `crashtrail_dump()` "
               "timed at exit (median and range of the dumps; the dump is written to the "
-              "benchmark's work directory and fsync'ed by the runtime); then "
-              "`crashtrail show --format=json` on the last dump, its output streamed and "
-              "discarded (records: the sum of threads[].records; rate per CPU second).", "",
+              "benchmark's work directory, without CRASHTRAIL_FSYNC); then `crashtrail show` "
+              "on the last dump: every record of every thread decoded into steps, the folded "
+              "tail printed (records: the sum of the threads' record counts in its header; "
+              "rate per CPU second); and the full JSON export (every step), streamed and "
+              "discarded.", "",
               md_table(["rings", "dump file", "dump time", "records", "decode wall",
-                        "decode CPU", "decoder RSS", "JSON", "records/s"], rows), "",
+                        "decode CPU", "decoder RSS", "records/s", "JSON export"], rows), "",
               (f"Marginal decoding rate (big minus small dump, which removes the fixed cost of "
                f"loading the binary's DWARF and metadata): {marginal / 1e6:.3f} M records/s."
                if marginal else ""), ""]

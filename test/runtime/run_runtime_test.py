@@ -769,6 +769,30 @@ def ondemand_signal(c):
     return "exit 0; two SIGUSR2 dumps with all four workers"
 
 
+@case("fsync")
+def fsync_case(c):
+    """CRASHTRAIL_FSYNC=1: the dump is fsync'ed before the process dies; by default it is not
+    (a dump in the page cache outlives the process). Seen through strace."""
+    if not shutil.which("strace"):
+        raise Skip("strace is not installed")
+    exe, plain = c.build_pair(["crash.c"], "crash")
+    p = c.run([plain, "segv"])
+    seen = {}
+    for value in ("0", "1"):
+        log = os.path.join(c.mkdir("strace" + value), "log")
+        r = c.run([shutil.which("strace"), "-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", log, exe, "segv"],
+                  env={"CRASHTRAIL_FSYNC": value})
+        expect(os.WIFSIGNALED(r.status) or os.WEXITSTATUS(r.status) != 0,
+               "the program did not die:\n" + r.err)
+        check_signal_dump(c, r, signal.SIGSEGV)
+        os.unlink(c.one_dump(r))
+        seen[value] = len([l for l in open(log) if "fsync(" in l and "= 0" in l])
+    expect(seen["0"] == 0, "%d fsync calls without CRASHTRAIL_FSYNC" % seen["0"])
+    expect(seen["1"] == 1, "%d fsync calls with CRASHTRAIL_FSYNC=1, expected 1" % seen["1"])
+    del p
+    return "fsync only with CRASHTRAIL_FSYNC=1"
+
+
 @case("bad_env")
 def bad_env(c):
     """Bad CRASHTRAIL_* values: one warning line each, naming the variable; defaults used;
@@ -786,7 +810,8 @@ def bad_env(c):
     os.unlink(dump)
     bad = {"CRASHTRAIL_RING_KB": "-4", "CRASHTRAIL_STACK_KB": "lots",
            "CRASHTRAIL_KEEP_EXITED": "1e3", "CRASHTRAIL_ENABLE": "maybe",
-           "CRASHTRAIL_DUMP_SIGNAL": "SIGFOO", "CRASHTRAIL_ALLOW_SETID": "2"}
+           "CRASHTRAIL_DUMP_SIGNAL": "SIGFOO", "CRASHTRAIL_ALLOW_SETID": "2",
+           "CRASHTRAIL_FSYNC": "sometimes"}
     r = c.run([exe, "segv"], env=bad)
     same_death(r, p, signal.SIGSEGV)
     lines = r.crashtrail_lines()
