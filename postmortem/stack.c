@@ -249,7 +249,8 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
       else hit_certain = 0;
     }
   }
-  if (flushed_call && hit_block < 0) {
+  int no_line = !rf->nloc || !rf->loc[0].file || rf->loc[0].line == 0;
+  if (flushed_call && hit_block < 0 && !no_line) {
     /* Not the call the site follows, and the call line is not on the branch-free path from
      * it either: the unwinder's callee is a name the metadata spells otherwise (a tail call,
      * an alias). Nothing is shown rather than a guess. */
@@ -259,7 +260,6 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   /* Without the crash line, the path's last determined block is known to have begun, not to
    * have run any of its lines; when the fault has no line at all (line 0: code a compiler or
    * crashtrail made, which sits at block boundaries), its lines are most likely still ahead. */
-  int no_line = !rf->nloc || !rf->loc[0].file || rf->loc[0].line == 0;
   size_t upto = hit_block >= 0 ? (size_t)hit_block + 1
               : no_line && determined > 0 ? determined - 1 : determined;
   /* The bits of a block's branch are added before the branch, and the compiler may schedule
