@@ -703,6 +703,14 @@ static size_t var_size(struct ct_dwarf *d, Dwarf_Die var)
             result = size == 0 ? 8 : size > 8 ? 8 : (size_t)size;
             break;
         }
+        /* A pointer usually has no byte size of its own: its type is what it points to. */
+        Dwarf_Half tag = 0;
+        if (dwarf_tag(cur, &tag, &e) == DW_DLV_OK &&
+            (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+             tag == DW_TAG_rvalue_reference_type || tag == DW_TAG_ptr_to_member_type)) {
+            result = 8;
+            break;
+        }
         ct_dw_fail(NULL, d->info, &e, "");
     }
     ct_dw_fail(NULL, d->info, &e, "");
@@ -936,6 +944,18 @@ int ct_dwarf_variable(struct ct_dwarf *d, uint64_t link_pc, const char *name,
     struct ct_dw_env env = {
         .regs = regs, .cfa = cfa, .have_cfa = 1, .bias = bias, .read = read, .ctx = ctx,
         .frame_base = fb ? frame_base_cb : NULL, .addrx = addrx_cb, .owner = &owner,
+    };
+    return eval_var(d, var, &env, link_pc, value);
+}
+
+int ct_dw_var_value(struct ct_dwarf *d, Dwarf_Off var, Dwarf_Off fn_die, Dwarf_Off cu_die,
+                    uint64_t link_pc, const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
+                    ct_mem_read_fn read, void *ctx, uint64_t *value)
+{
+    struct var_owner owner = {d, fn_die, cu_die, link_pc};
+    struct ct_dw_env env = {
+        .regs = regs, .cfa = cfa, .have_cfa = 1, .bias = bias, .read = read, .ctx = ctx,
+        .frame_base = fn_die ? frame_base_cb : NULL, .addrx = addrx_cb, .owner = &owner,
     };
     return eval_var(d, var, &env, link_pc, value);
 }

@@ -84,6 +84,20 @@ struct ct_srcloc {
 int ct_dwarf_lookup(struct ct_dwarf *d, uint64_t link_pc,
                     struct ct_srcloc *frames, int max_frames);
 
+/* The variables and parameters in scope at link_pc (innermost scope first, inlined callers
+ * after their callee, up to the out-of-line function), with their values where DWARF can
+ * tell: a scalar or pointer of at most 8 bytes is formatted; larger ones say their size.
+ * Returns how many were filled (at most max), or -1 on error. */
+struct ct_local {
+    char name[48];
+    char type[48];
+    char value[64];   /* formatted, or "<optimised out>" */
+    int known;        /* 1 when value holds the variable's value */
+};
+int ct_dwarf_locals(struct ct_dwarf *d, uint64_t link_pc, const struct ct_regs *regs,
+                    uint64_t cfa, uint64_t bias, ct_mem_read_fn read, void *ctx,
+                    struct ct_local *out, int max);
+
 /* 1 when link_pc lies in the frame set-up of the function that starts at fn_start: before the
  * line table's first prologue_end row of that function (the row a debugger's breakpoint on
  * the function uses).  0 past it, or when the table says nothing either way. */

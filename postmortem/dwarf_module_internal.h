@@ -229,6 +229,13 @@ int ct_dw_walk(struct ct_dwarf *d, Dwarf_Die root, ct_dw_visit_fn visit,
 
 /* ---- DWARF expressions (dwarf_expr.c) ---- */
 
+/* The value (up to 8 bytes) of the variable DIE at var, at link_pc, in the frame of the
+ * out-of-line function fn_die of the CU cu_die.  Returns 0, 1 when DWARF has no value there
+ * (optimised out), -1 on error. */
+int ct_dw_var_value(struct ct_dwarf *d, Dwarf_Off var, Dwarf_Off fn_die, Dwarf_Off cu_die,
+                    uint64_t link_pc, const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
+                    ct_mem_read_fn read, void *ctx, uint64_t *value);
+
 struct ct_dw_op {
     uint8_t atom;
     uint64_t op1, op2, op3;

@@ -12,6 +12,7 @@
 
 #include "crashtrail/abi.h"
 #include "json_writer.h"
+#include "dwarf_module.h"
 #include "outputs.h"
 
 void ct_format_time(int64_t sec, char *buf, size_t len) {
@@ -177,6 +178,34 @@ static void write_thread(struct jw *w, const struct ct_timeline *t, const struct
     jw_end_object(w);
   }
   jw_end_array(w);
+  if (th->nlocals) {
+    jw_key(w, "locals");
+    jw_begin_object(w);
+    jw_key(w, "function");
+    jw_str(w, th->locals_function);
+    jw_key(w, "file");
+    jw_str(w, th->locals_file);
+    jw_key(w, "line");
+    jw_uint(w, th->locals_line);
+    jw_key(w, "variables");
+    jw_begin_array(w);
+    for (size_t i = 0; i < th->nlocals; i++) {
+      const struct ct_local *l = &th->locals[i];
+      jw_begin_object(w);
+      jw_key(w, "name");
+      jw_str(w, l->name);
+      jw_key(w, "type");
+      jw_str(w, l->type);
+      jw_key(w, "value");
+      if (l->known) jw_str(w, l->value);
+      else jw_null(w);
+      jw_key(w, "shown");
+      jw_str(w, l->value);
+      jw_end_object(w);
+    }
+    jw_end_array(w);
+    jw_end_object(w);
+  }
   jw_end_object(w);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "crashtrail/abi.h"
+#include "dwarf_module.h"
 #include "outputs.h"
 #include "source_cache.h"
 
@@ -156,6 +157,17 @@ static void print_stack(FILE *out, const struct ct_timeline *t, const struct ct_
   }
 }
 
+static void print_locals(FILE *out, const struct ct_tl_thread *th, const struct style *st) {
+  if (!th->nlocals) return;
+  fprintf(out, "\n%sVariables of %s at %s:%u:%s\n", st->bold, th->locals_function,
+          th->locals_file ? short_path(th->locals_file) : "?", th->locals_line, st->reset);
+  for (size_t i = 0; i < th->nlocals; i++) {
+    const struct ct_local *l = &th->locals[i];
+    fprintf(out, "  %s%-20s%s %-16s = %s%s%s\n", st->dim, l->type, st->reset, l->name,
+            l->known ? "" : st->dim, l->value, l->known ? "" : st->reset);
+  }
+}
+
 static void print_exec(FILE *out, const struct ct_timeline *t, const char *title,
                        const struct ct_exec_entry *e, size_t n, const struct style *st) {
   if (!n) return;
@@ -172,6 +184,7 @@ void ct_write_text(const struct ct_timeline *t, FILE *out, const struct ct_text_
   struct ct_sources *src = ct_sources_new();
   print_header(out, t, st);
   if (t->nthreads) print_stack(out, t, &t->threads[0], st);
+  if (t->nthreads) print_locals(out, &t->threads[0], st);
   for (size_t i = 0; i < t->nthreads; i++) {
     const struct ct_tl_thread *th = &t->threads[i];
     if (i > 0 && !o->all_threads && !th->nsteps) continue;

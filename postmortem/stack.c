@@ -299,6 +299,33 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   mark_crash_line(t, th, rf, f, hit_block >= 0 && hit_certain);
 }
 
+/* The variables of the innermost frame whose module's DWARF describes any (a crash inside the
+ * C library shows its caller's). */
+static void frame_locals(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_frame *frames,
+                         int n) {
+  enum { MAX_LOCALS = 64 };
+  for (int i = 0; i < n && i < 8; i++) {
+    struct raw_frame *rf = &frames[i];
+    struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
+    if (!dw || !rf->have_cfa || !rf->nloc) continue;
+    struct ct_local *l = calloc(MAX_LOCALS, sizeof *l);
+    if (!l) return;
+    uint64_t link = rf->regs.r[16] - rf->mod->bias - (i == 0 ? 0 : 1);
+    int k = ct_dwarf_locals(dw, link, &rf->regs, rf->cfa, rf->mod->bias, ct_dump_read_stack,
+                            t->dump, l, MAX_LOCALS);
+    if (k <= 0) {
+      free(l);
+      continue;
+    }
+    th->locals = l;
+    th->nlocals = (size_t)k;
+    th->locals_function = rf->loc[0].function ? rf->loc[0].function : "??";
+    th->locals_file = rf->loc[0].file;
+    th->locals_line = rf->loc[0].line;
+    return;
+  }
+}
+
 void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs) {
   struct raw_frame *frames = calloc(CT_MAX_FRAMES, sizeof *frames);
   int n, i;
@@ -337,6 +364,7 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
     }
     break;
   }
+  frame_locals(t, th, frames, n);
   if (i == n && cs) ct_callstack_return_all(cs); /* every instrumented call has returned */
   if (i == n && n > 0) /* no instrumented frame: the crash line of the innermost known frame */
     for (i = 0; i < n; i++)

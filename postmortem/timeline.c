@@ -251,6 +251,7 @@ void ct_timeline_free(struct ct_timeline *t) {
   for (size_t i = 0; i < t->nthreads; i++) {
     free(t->threads[i].steps);
     free(t->threads[i].stack);
+    free(t->threads[i].locals);
     free(t->threads[i].blocks);
   }
   free(t->threads);

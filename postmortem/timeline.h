@@ -14,6 +14,8 @@
 #include "meta_reader.h"
 #include "module_files.h"
 
+struct ct_local;
+
 enum ct_step_flag {
   CT_STEP_UNCERTAIN = 1, /* not proven by the record: the crash line when the unfinished path
                             could not be recovered, or steps guessed past the last bit */
@@ -62,6 +64,10 @@ struct ct_tl_thread {
   size_t nsteps, cap;
   struct ct_frame *stack;
   size_t nstack;
+  struct ct_local *locals;  /* variables of the innermost frame DWARF describes (dumped thread) */
+  size_t nlocals;
+  const char *locals_function, *locals_file; /* that frame's function and line */
+  uint32_t locals_line;
   size_t records, bad_records, rings;
   int wrapped;          /* some of its history was overwritten */
   int32_t depth;        /* call depth while decoding (entries minus returns) */

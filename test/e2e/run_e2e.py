@@ -11,6 +11,8 @@ The expected timeline is written in the program's own header, by hand, from its 
     stack-contains: main             a function the stack must contain
     crashed-thread: NAME             the crashed thread's name
     library: shape.c                 built as lib<shape>.so and linked to the program
+    locals: it=NULL                  variables the crash frame must show with these values
+    locals-O0: ... / locals-O2: ...  (at one level only; "?" for "optimised out")
 
 Checks: the exit status is the signal's (as without crashtrail) and stdout is identical to an
 uninstrumented build; exactly one dump is written; `crashtrail show --format=json` gives the
@@ -33,7 +35,7 @@ def parse_header(path):
     spec = {}
     for key in ("signal", "exit", "expect-O0", "expect-O2", "expect-O0@19", "expect-O2@19", "stack",
                 "stack-contains", "crashed-thread", "library", "own-files-only", "crash-function",
-                "inlined-crash", "strip", "other-thread"):
+                "inlined-crash", "strip", "other-thread", "locals", "locals-O0", "locals-O2"):
         m = re.search(r"^\s*(?:\*|//)?\s*" + re.escape(key) + r":\s*(.+)$", text, re.M)
         if m:
             spec[key] = m.group(1).strip()
@@ -70,7 +72,9 @@ def build(args, src, out, opt, instrumented, work):
         cc = args.clang.replace("clang", "clang++") if cxx else args.clang
     srcdir = os.path.dirname(src)
     flags = ["-O" + opt[1:], "-pthread"]
-    if not instrumented:
+    if any(k.startswith("locals") for k in spec):
+        flags.append("-g")  # variables need full debug information, not only line tables
+    elif not instrumented:
         flags.append("-gline-tables-only")
     link = []
     if "library" in spec:
@@ -154,6 +158,19 @@ def strip_binary(exe, mode, work):
     return ["--debug-dir", os.path.join(work, "debugroot")]
 
 
+def check_locals(spec, opt, thread):
+    want = (spec.get("locals", "") + " " + spec.get("locals-" + opt, "")).split()
+    if not want:
+        return
+    got = {v["name"]: v["value"] for v in (thread.get("locals") or {}).get("variables", [])}
+    for item in want:
+        name, value = item.split("=", 1)
+        value = None if value == "?" else value
+        if name not in got or got[name] != value:
+            fail("variable %s: want %r, the timeline says %r (all: %s)"
+                 % (name, value, got.get(name, "<missing>"), got))
+
+
 def check_stack(spec, stack):
     names = [f["function"] for f in stack]
     if "stack" in spec:
@@ -235,6 +252,7 @@ def main():
         lib_module = "lib" + os.path.splitext(spec["library"])[0] + ".so" if "library" in spec else None
         check_steps(spec, args.opt, th["steps"], marks, lib_module, os.path.basename(exe), llvm_major(args.clang))
         check_stack(spec, th["stack"])
+        check_locals(spec, args.opt, th)
         check_crash_step(spec, th["steps"][-1], th["stack"])
         if "other-thread" in spec:
             others = [t for t in tl["threads"] if t["name"] == spec["other-thread"]]

@@ -5,6 +5,8 @@
  * expect-O0: m1 m2 a1 a2 a3 a2 a3 a2 a4
  * expect-O2: m1 m2 a2 a3 a2 a3 a2 a4
  * stack: average main
+ * locals-O0: n=2 count=0 sum=10
+ * locals-O2: count=0
  */
 #include <stdio.h>
 

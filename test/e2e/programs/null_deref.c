@@ -5,6 +5,7 @@
  * expect-O0: m1 m2 c1 t1 t2 t3 t2 t4 c1 c2 i1 i2 r1
  * expect-O2: m1 m2 c1 t2 t3 t2 t4 c2 i1 i2 r1
  * stack: read_weight inspect check main
+ * locals: it=NULL
  */
 #include <stdio.h>
 
