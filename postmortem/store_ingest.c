@@ -18,6 +18,7 @@
 #include "crashtrail/dump_format.h"
 #include "sha256.h"
 #include "store.h"
+#include "dwarf_module.h"
 #include "store_internal.h"
 
 int ct_file_digest(const char *path, char hex[65]) {
@@ -317,13 +318,29 @@ static int insert_frames(sqlite3_stmt *st, int64_t thread, const struct ct_tl_th
   return 0;
 }
 
+static int insert_locals(sqlite3_stmt *st, int64_t thread, const struct ct_tl_thread *th) {
+  for (size_t k = 0; k < th->nlocals; k++) {
+    const struct ct_local *l = &th->locals[k];
+    sqlite3_bind_int64(st, 1, thread);
+    sqlite3_bind_int64(st, 2, (int64_t)k);
+    bind_text(st, 3, l->name);
+    bind_text(st, 4, l->type);
+    bind_text(st, 5, l->value);
+    sqlite3_bind_int(st, 6, l->known);
+    if (run(st) != 0) return -1;
+  }
+  return 0;
+}
+
 static int insert_threads(struct ingest *g) {
-  sqlite3_stmt *thr = NULL, *step = NULL, *frame = NULL;
+  sqlite3_stmt *thr = NULL, *step = NULL, *frame = NULL, *local = NULL;
   int rc = -1;
   if (sqlite3_prepare_v2(g->db, "INSERT INTO threads(crash_id, idx, tid, name, flags, records,"
-                         " bad_records, history_lost) VALUES(?,?,?,?,?,?,?,?)", -1, &thr, NULL) ||
+                         " bad_records, history_lost, locals_function, locals_file, locals_line)"
+                         " VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1, &thr, NULL) ||
       sqlite3_prepare_v2(g->db, "INSERT INTO steps VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &step, NULL) ||
-      sqlite3_prepare_v2(g->db, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?)", -1, &frame, NULL))
+      sqlite3_prepare_v2(g->db, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?)", -1, &frame, NULL) ||
+      sqlite3_prepare_v2(g->db, "INSERT INTO locals VALUES(?,?,?,?,?,?)", -1, &local, NULL))
     goto out;
   for (size_t k = 0; k < g->t->nthreads; k++) {
     const struct ct_tl_thread *th = &g->t->threads[k];
@@ -335,15 +352,22 @@ static int insert_threads(struct ingest *g) {
     sqlite3_bind_int64(thr, 6, (int64_t)th->records);
     sqlite3_bind_int64(thr, 7, (int64_t)th->bad_records);
     sqlite3_bind_int(thr, 8, th->wrapped);
+    bind_text(thr, 9, th->nlocals ? th->locals_function : NULL);
+    bind_text(thr, 10, th->nlocals ? th->locals_file : NULL);
+    if (th->nlocals) sqlite3_bind_int(thr, 11, (int)th->locals_line);
+    else sqlite3_bind_null(thr, 11);
     if (run(thr) != 0) goto out;
     int64_t id = sqlite3_last_insert_rowid(g->db);
-    if (insert_steps(g, step, id, th) != 0 || insert_frames(frame, id, th) != 0) goto out;
+    if (insert_steps(g, step, id, th) != 0 || insert_frames(frame, id, th) != 0 ||
+        insert_locals(local, id, th) != 0)
+      goto out;
   }
   rc = 0;
 out:
   sqlite3_finalize(thr);
   sqlite3_finalize(step);
   sqlite3_finalize(frame);
+  sqlite3_finalize(local);
   return rc;
 }
 

@@ -11,6 +11,7 @@
 
 #include "crashtrail/dump_format.h"
 #include "store.h"
+#include "dwarf_module.h"
 #include "store_internal.h"
 
 struct loader {
@@ -210,12 +211,36 @@ static int load_frames(struct loader *l, struct ct_tl_thread *th, int64_t thread
   return 0;
 }
 
+static int load_locals(struct loader *l, struct ct_tl_thread *th, int64_t thread) {
+  sqlite3_stmt *st;
+  int64_t n = count_of(l->db, "SELECT count(*) FROM locals WHERE thread_id=?", thread);
+  if (n <= 0) return n < 0 ? -1 : 0;
+  th->locals = calloc((size_t)n, sizeof *th->locals);
+  if (!th->locals ||
+      sqlite3_prepare_v2(l->db, "SELECT name, type, value, known FROM locals WHERE thread_id=?"
+                         " ORDER BY idx", -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_int64(st, 1, thread);
+  while (sqlite3_step(st) == SQLITE_ROW && th->nlocals < (size_t)n) {
+    struct ct_local *v = &th->locals[th->nlocals++];
+    const unsigned char *name = sqlite3_column_text(st, 0), *type = sqlite3_column_text(st, 1),
+                        *value = sqlite3_column_text(st, 2);
+    snprintf(v->name, sizeof v->name, "%s", name ? (const char *)name : "");
+    snprintf(v->type, sizeof v->type, "%s", type ? (const char *)type : "");
+    snprintf(v->value, sizeof v->value, "%s", value ? (const char *)value : "");
+    v->known = sqlite3_column_int(st, 3);
+  }
+  sqlite3_finalize(st);
+  return 0;
+}
+
 static int load_threads(struct loader *l, int64_t id) {
   sqlite3_stmt *st;
   int64_t n = count_of(l->db, "SELECT count(*) FROM threads WHERE crash_id=?", id);
   l->t->threads = calloc((size_t)(n > 0 ? n : 1), sizeof *l->t->threads);
   if (n < 0 || !l->t->threads ||
-      sqlite3_prepare_v2(l->db, "SELECT id, tid, name, flags, records, bad_records, history_lost"
+      sqlite3_prepare_v2(l->db, "SELECT id, tid, name, flags, records, bad_records, history_lost,"
+                         " locals_function, locals_file, locals_line"
                          " FROM threads WHERE crash_id=? ORDER BY idx", -1, &st, NULL) != SQLITE_OK)
     return -1;
   sqlite3_bind_int64(st, 1, id);
@@ -230,7 +255,10 @@ static int load_threads(struct loader *l, int64_t id) {
     th->bad_records = (size_t)sqlite3_column_int64(st, 5);
     th->wrapped = sqlite3_column_int(st, 6);
     if (th->flags & CT_THR_CRASHED) l->t->crashed = (int)(l->t->nthreads - 1);
-    rc = load_steps(l, th, tid_row) || load_frames(l, th, tid_row);
+    th->locals_function = keep(l->t, sqlite3_column_text(st, 7));
+    th->locals_file = keep(l->t, sqlite3_column_text(st, 8));
+    th->locals_line = (uint32_t)sqlite3_column_int(st, 9);
+    rc = load_steps(l, th, tid_row) || load_frames(l, th, tid_row) || load_locals(l, th, tid_row);
   }
   sqlite3_finalize(st);
   return rc;

@@ -55,6 +55,13 @@ static const char *const migrations[] = {
     "  idx INTEGER NOT NULL, text TEXT, PRIMARY KEY(crash_id, idx)) WITHOUT ROWID;",
     /* 2: consecutive runs of a line merged through a loop */
     "ALTER TABLE steps ADD COLUMN repeat INTEGER NOT NULL DEFAULT 0;",
+    /* 3: the crashing frame's variables (the frame: threads.locals_*) */
+    "ALTER TABLE threads ADD COLUMN locals_function TEXT;"
+    "ALTER TABLE threads ADD COLUMN locals_file TEXT;"
+    "ALTER TABLE threads ADD COLUMN locals_line INTEGER;"
+    "CREATE TABLE locals(thread_id INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL, name TEXT, type TEXT, value TEXT, known INTEGER,"
+    "  PRIMARY KEY(thread_id, idx)) WITHOUT ROWID;",
 };
 #define CT_STORE_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

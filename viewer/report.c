@@ -17,6 +17,7 @@
 #include "crashtrail/abi.h"
 #include "escape.h"
 #include "outputs.h"
+#include "dwarf_module.h"
 #include "report.h"
 
 void ct_report_int(FILE *out, int64_t v) {
@@ -138,6 +139,28 @@ static int write_stack(FILE *out, struct ct_intern *in, const struct ct_tl_threa
   return 0;
 }
 
+/* The crashing frame's variables: {"fn","file","line","vars":[[name, type, value, known]...]}.
+ * Names, types and values come from the program's DWARF and memory: escaped like any string. */
+static void write_locals(FILE *out, const struct ct_tl_thread *th) {
+  if (!th->nlocals) return;
+  fputs(",\"locals\":{\"fn\":", out);
+  ct_js_string(out, th->locals_function);
+  fputs(",\"file\":", out);
+  ct_js_string(out, th->locals_file ? th->locals_file : "");
+  fprintf(out, ",\"line\":%u,\"vars\":[", th->locals_line);
+  for (size_t i = 0; i < th->nlocals; i++) {
+    const struct ct_local *l = &th->locals[i];
+    fputs(i ? ",[" : "[", out);
+    ct_js_string(out, l->name);
+    putc(',', out);
+    ct_js_string(out, l->type);
+    putc(',', out);
+    ct_js_string(out, l->value);
+    fprintf(out, ",%d]", l->known ? 1 : 0);
+  }
+  fputs("]}", out);
+}
+
 static int write_thread(FILE *out, const struct ct_timeline *t, struct ct_intern *in, size_t idx) {
   const struct ct_tl_thread *th = &t->threads[idx];
   fprintf(out, "%s{\"tid\":%u,\"name\":", idx ? "," : "", th->tid);
@@ -148,6 +171,7 @@ static int write_thread(FILE *out, const struct ct_timeline *t, struct ct_intern
   fprintf(out, ",\"records\":%zu,\"bad_records\":%zu,\"n\":%zu", th->records, th->bad_records,
           th->nsteps);
   if (write_steps(out, t, in, th) != 0 || write_stack(out, in, th) != 0) return -1;
+  write_locals(out, th);
   putc('}', out);
   return 0;
 }

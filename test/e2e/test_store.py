@@ -32,9 +32,9 @@ def fail(msg):
     sys.exit(1)
 
 
-def make_dump(cc, src, work, name, args=(), env=None):
+def make_dump(cc, src, work, name, args=(), env=None, flags=()):
     exe = os.path.join(work, name)
-    r = run([cc, "-O1", "-pthread", src, "-o", exe])
+    r = run([cc, "-O1", "-pthread"] + list(flags) + [src, "-o", exe])
     if r.returncode:
         fail("build: " + r.stderr)
     d = os.path.join(work, name + ".dumps")
@@ -94,7 +94,9 @@ def main():
             os.makedirs(d)
             run([exe], cwd=d)
             dumps.append(os.path.join(d, os.listdir(d)[0]))
-        other = make_dump(cc, os.path.join(args.source, "test/e2e/programs/div_zero.c"), work, "divz")
+        # with -g: its variables go into the store and must come back the same
+        other = make_dump(cc, os.path.join(args.source, "test/e2e/programs/div_zero.c"), work, "divz",
+                          flags=["-g"])
         r = run([ct, "ingest", "--db", db] + dumps + [other])
         if r.returncode or r.stdout.count("stored as crash") != 3:
             fail("ingest: %s %s" % (r.stdout, r.stderr))
@@ -119,6 +121,8 @@ def main():
             b = run([ct, "show", dump, "--format=json"])
             if a.returncode or a.stdout != b.stdout:
                 fail("show --db %d differs from show of its dump" % cid)
+        if '"locals"' not in a.stdout:
+            fail("the -g crash has no variables in the store")
         r = run([ct, "export", "--format=chrome", dumps[0], "-o", os.path.join(work, "t.json")])
         if r.returncode:
             fail("export: " + r.stderr)
@@ -176,6 +180,24 @@ def main():
         con.commit()
         con.close()
         expect_error([ct, "list", "--db", newer], 1, ["newer than this crashtrail"])
+        # A version-2 store (before the variables) is migrated in place, its crashes kept.
+        older = os.path.join(work, "older.db")
+        shutil.copy(db, older)
+        con = sqlite3.connect(older)
+        con.executescript("DROP TABLE locals; ALTER TABLE threads DROP COLUMN locals_function;"
+                          "ALTER TABLE threads DROP COLUMN locals_file;"
+                          "ALTER TABLE threads DROP COLUMN locals_line; PRAGMA user_version = 2;")
+        con.close()
+        r = run([ct, "show", "--db", older, "3", "--format=json"])
+        if r.returncode or '"SIGFPE"' not in r.stdout or '"locals"' in r.stdout:
+            fail("show of a migrated version-2 store: %s %s" % (r.stdout[:200], r.stderr))
+        con = sqlite3.connect(older)
+        if con.execute("pragma user_version").fetchone()[0] != 3:
+            fail("the version-2 store was not migrated to 3")
+        con.close()
+        r = run([ct, "ingest", "--db", older, other])
+        if r.returncode or "already stored as crash 3" not in r.stdout:
+            fail("ingest into the migrated store: %r %r" % (r.stdout, r.stderr))
         expect_error([ct, "show", "--db", db, "77"], 1, ["no crash 77"])
         expect_error([ct, "show", "--db", db, "x1"], 1, ["crash number"])
         expect_error([ct, "show", "--bogus", dumps[0]], 2, ["unknown"])

@@ -18,7 +18,7 @@ before(async () => {
   dir = L.workDir('calc');
   const calc = path.join(L.EXAMPLES, 'calc');
   const sources = fs.readdirSync(calc).filter((f) => f.endsWith('.c')).map((f) => path.join(calc, f));
-  dump = L.crash(dir, 'calc', sources, { flags: ['-fplugin-arg-crashtrail-mode=tables'] });
+  dump = L.crash(dir, 'calc', sources, { flags: ['-fplugin-arg-crashtrail-mode=tables', '-g'] });
   json = L.showJson(dump);
   html = L.report(dump, path.join(dir, 'calc.html'));
   browser = await L.launch();
@@ -140,6 +140,11 @@ test('the help overlay lists the keys and closes with Escape', async () => {
 test('the other views: stack, last and first executed, modules', async () => {
   await page.keyboard.press('2');
   assert.match(await page.textContent('#view-stack'), new RegExp(L.crashStep(json).step.function));
+  /* the crashing frame's variables (built with -g), as `crashtrail show` has them */
+  const crashed = json.threads.find((t) => t.crashed);
+  assert.ok(crashed.locals && crashed.locals.variables.length > 0, 'the dump has the crashing frame\'s variables');
+  const rows = await page.$$eval('#view-stack tr.local', (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+  assert.deepEqual(rows, crashed.locals.variables.map((v) => [v.type, v.name, v.shown]));
   await page.keyboard.press('3');
   await page.locator('#last-list .exec').first().waitFor();
   assert.ok(json.last_executed.length > 0);

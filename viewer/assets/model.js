@@ -77,6 +77,10 @@ var CT = (window.CT = {});
     for (k = 0; k < t.stack.length; k += 7)
       th.stack.push({ pc: t.stack[k], module: t.stack[k + 1], fn: t.stack[k + 2], file: t.stack[k + 3],
                       line: t.stack[k + 4], col: t.stack[k + 5], inlined: !!t.stack[k + 6] });
+    th.locals = t.locals ? {
+      fn: t.locals.fn, file: t.locals.file, line: t.locals.line,
+      vars: t.locals.vars.map(function (v) { return { name: v[0], type: v[1], value: v[2], known: !!v[3] }; })
+    } : null;
     return th;
   }
 

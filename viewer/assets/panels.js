@@ -89,6 +89,15 @@
       });
       parts.push(el('div', 'view-note', ['Stack of thread ' + threadLabel(th) + ', innermost first']));
       parts.push(table(['#', 'function', 'line', 'module', 'pc'], rows));
+      if (th.locals) {
+        var L = th.locals, where = CT.basename(L.file) + ':' + L.line;
+        parts.push(el('div', 'view-note', ['Variables of ' + L.fn + ' at ' + where +
+                                           ' (values from the dumped registers and stack)']));
+        parts.push(table(['type', 'name', 'value'], L.vars.map(function (v) {
+          return el('tr', 'local', [el('td', 'dim', [v.type]), el('td', null, [v.name]),
+                                    el('td', v.known ? 'value' : 'dim', [v.value])]);
+        })));
+      }
     });
     container.textContent = '';
     if (!parts.length) parts.push(el('div', 'empty', ['No stack in this dump.']));
