@@ -853,17 +853,23 @@ static int var_visit(void *arg, Dwarf_Die die, Dwarf_Half tag, int depth, int64_
     }
     if (tag != DW_TAG_lexical_block)
         return 0; /* nested functions and inlined calls are scopes of their own */
-    struct ct_dw_range *r = NULL;
-    size_t n = 0, cap = 0;
-    int rc = ct_dw_die_ranges(s->d, die, s->cu_base, &r, &n, &cap);
-    int inside = rc == 0; /* a block without ranges inherits its parent's */
-    for (size_t i = 0; i < n; i++)
-        inside |= s->pc >= r[i].lo && s->pc < r[i].hi;
-    free(r);
-    if (rc < 0)
+    int inside = ct_dw_block_contains(s->d, die, s->cu_base, s->pc);
+    if (inside < 0)
         return -1;
     *tok = *tok && inside;
     return 1;
+}
+
+int ct_dw_block_contains(struct ct_dwarf *d, Dwarf_Die block, uint64_t cu_base, uint64_t pc)
+{
+    struct ct_dw_range *r = NULL;
+    size_t n = 0, cap = 0;
+    int rc = ct_dw_die_ranges(d, block, cu_base, &r, &n, &cap);
+    int inside = rc == 0; /* a block without ranges inherits its parent's */
+    for (size_t i = 0; i < n; i++)
+        inside |= pc >= r[i].lo && pc < r[i].hi;
+    free(r);
+    return rc < 0 ? -1 : inside;
 }
 
 /* Searches the children of the DIE at off.  Returns 1 found (*var),

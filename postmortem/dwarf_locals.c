@@ -44,14 +44,8 @@ static int visit(void *arg, Dwarf_Die die, Dwarf_Half tag, int depth, int64_t *t
     }
     if (tag != DW_TAG_lexical_block)
         return 0;
-    struct ct_dw_range *r = NULL;
-    size_t n = 0, cap = 0;
-    int rc = ct_dw_die_ranges(c->d, die, c->cu_base, &r, &n, &cap);
-    int inside = rc == 0; /* a block without ranges inherits its parent's */
-    for (size_t i = 0; i < n; i++)
-        inside |= c->pc >= r[i].lo && c->pc < r[i].hi;
-    free(r);
-    if (rc < 0)
+    int inside = ct_dw_block_contains(c->d, die, c->cu_base, c->pc);
+    if (inside < 0)
         return -1;
     *tok = *tok && inside;
     return 1;
@@ -108,28 +102,23 @@ static void type_name(struct ct_dwarf *d, Dwarf_Off off, char *out, size_t cap, 
     int named = dwarf_diename(die, &name, &e) == DW_DLV_OK;
     ct_dw_fail(NULL, d->info, &e, "");
     char inner[40];
+    /* what a pointer, qualifier or array is of ("void" when DWARF gives no type) */
+    if (has_next)
+        type_name(d, next, inner, sizeof inner, depth + 1);
+    else
+        snprintf(inner, sizeof inner, "void");
+    size_t k = strlen(inner);
+    int glued = k && (inner[k - 1] == '*' || inner[k - 1] == '&');
     switch (tag) {
     case DW_TAG_pointer_type:
     case DW_TAG_reference_type:
     case DW_TAG_rvalue_reference_type:
-        if (has_next)
-            type_name(d, next, inner, sizeof inner, depth + 1);
-        else
-            snprintf(inner, sizeof inner, "void");
-        {
-            size_t k = strlen(inner);
-            int glued = k && (inner[k - 1] == '*' || inner[k - 1] == '&');
-            snprintf(out, cap, "%s%s%s", inner, glued ? "" : " ", tag == DW_TAG_pointer_type ? "*" : "&");
-        }
+        snprintf(out, cap, "%s%s%s", inner, glued ? "" : " ", tag == DW_TAG_pointer_type ? "*" : "&");
         break;
     case DW_TAG_const_type:
     case DW_TAG_volatile_type:
     case DW_TAG_restrict_type:
     case DW_TAG_atomic_type:
-        if (has_next)
-            type_name(d, next, inner, sizeof inner, depth + 1);
-        else
-            snprintf(inner, sizeof inner, "void");
         snprintf(out, cap, "%s%s", tag == DW_TAG_const_type ? "const " : "", inner);
         break;
     case DW_TAG_structure_type:
@@ -142,10 +131,6 @@ static void type_name(struct ct_dwarf *d, Dwarf_Off off, char *out, size_t cap, 
                  named ? name : "(anonymous)");
         break;
     case DW_TAG_array_type:
-        if (has_next)
-            type_name(d, next, inner, sizeof inner, depth + 1);
-        else
-            snprintf(inner, sizeof inner, "?");
         snprintf(out, cap, "%s[]", inner);
         break;
     case DW_TAG_subroutine_type:

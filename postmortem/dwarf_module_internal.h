@@ -215,6 +215,10 @@ int ct_dw_ref(struct ct_dwarf *d, Dwarf_Die die, Dwarf_Half at,
 int ct_dw_die_ranges(struct ct_dwarf *d, Dwarf_Die die, uint64_t cu_base,
                      struct ct_dw_range **v, size_t *n, size_t *cap);
 
+/* Whether a lexical block DIE contains pc: 1 yes (or it has no ranges: it inherits its
+ * parent's), 0 no, -1 on malformed data.  Variable searches use it to skip blocks. */
+int ct_dw_block_contains(struct ct_dwarf *d, Dwarf_Die block, uint64_t cu_base, uint64_t pc);
+
 /* Preorder walk over the descendants of root (root itself excluded).
  * visit() returns 1 to descend into the DIE's children, 0 to skip them,
  * -1 to abort the walk; *tok (preset to the parent's token) is the token
