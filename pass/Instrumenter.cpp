@@ -33,6 +33,7 @@
 #include "llvm/IR/DIBuilder.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Intrinsics.h"
@@ -62,6 +63,17 @@ struct Emitter {
   }
 
   ConstantInt *c64(uint64_t V) { return ConstantInt::get(I64, V); }
+
+  // The accumulator's new value, kept where it is computed: an empty asm with side effects
+  // that takes and returns it. Without it codegen may sink the update below the branch (into
+  // the join after a crashing block), and the accumulator has no DWARF location at the fault.
+  Value *pinned(IRBuilder<> &B, Value *V) {
+    // At -O0 the accumulator stays in its stack slot, described everywhere: nothing to pin.
+    if (!O.PinUpdates || P.F->hasOptNone()) return V;
+    InlineAsm *Pin = InlineAsm::get(FunctionType::get(I64, {I64}, false), "", "=r,0",
+                                    /*hasSideEffects=*/true);
+    return B.CreateCall(Pin, {V});
+  }
   Value *loadAcc(IRBuilder<> &B) { return B.CreateLoad(I64, Acc, "ct.acc"); }
 
   // Writes one record; everything is inserted before `Before`, which may move to a new block.
@@ -273,7 +285,7 @@ struct Emitter {
       if (InPredecessor[I]) {
         IRBuilder<> B(End);
         Value *Bit = B.CreateZExt(cast<BranchInst>(End)->getCondition(), I64);
-        B.CreateStore(B.CreateOr(B.CreateShl(loadAcc(B), c64(1)), Bit), Acc);
+        B.CreateStore(pinned(B, B.CreateOr(B.CreateShl(loadAcc(B), c64(1)), Bit)), Acc);
       }
       if (BP.ShiftBeforeBranch) {
         IRBuilder<> B(End);

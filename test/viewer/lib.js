@@ -124,13 +124,20 @@ async function open(browser, file, hash = '') {
 }
 
 /* Whether the element matching selector is wholly inside the visible part of its scroller. */
+/* Whether the element is inside the scroller's visible box. Polled for up to 2 s: the
+ * virtual lists render and scroll in animation frames, which a loaded machine delays. */
 async function inView(page, selector, scroller) {
-  return page.evaluate(([sel, scr]) => {
+  const check = () => page.evaluate(([sel, scr]) => {
     const e = document.querySelector(sel), s = document.querySelector(scr);
     if (!e || !s || e.hidden) return false;
     const a = e.getBoundingClientRect(), b = s.getBoundingClientRect();
     return a.height > 0 && a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;
   }, [selector, scroller]);
+  for (let i = 0; i < 40; i++) {
+    if (await check()) return true;
+    await page.waitForTimeout(50);
+  }
+  return check();
 }
 
 /* The selected step: {seq, text of its row cells}, from the DOM. */
