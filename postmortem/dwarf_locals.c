@@ -252,6 +252,48 @@ static void format_value(const struct type_info *t, uint64_t v, char *out, size_
     }
 }
 
+/* One variable into *l: name and type from its declaring DIE, its value evaluated at the pc.
+ * Returns 1, or 0 when it is not shown (no name, the accumulator). */
+static int fill_local(struct ct_dwarf *d, Dwarf_Off var, Dwarf_Off fn_die,
+                      Dwarf_Off cu_die, uint64_t link_pc, const struct ct_regs *regs,
+                      uint64_t cfa, uint64_t bias, ct_mem_read_fn read, void *ctx,
+                      struct ct_local *l)
+{
+    Dwarf_Error e = NULL;
+    Dwarf_Die decl = declaring_die(d, var);
+    char *name = NULL;
+    Dwarf_Off type = 0;
+    if (!decl)
+        return 0;
+    memset(l, 0, sizeof *l);
+    if (dwarf_diename(decl, &name, &e) == DW_DLV_OK)
+        snprintf(l->name, sizeof l->name, "%s", name);
+    ct_dw_fail(NULL, d->info, &e, "");
+    int typed = ct_dw_ref(d, decl, DW_AT_type, &type) == 0;
+    dwarf_dealloc_die(decl);
+    /* crashtrail's own accumulator is not the program's state */
+    if (!l->name[0] || !strcmp(l->name, CT_ACC_VAR_NAME))
+        return 0;
+    struct type_info ti = {K_NONE, 0, ""};
+    if (typed) {
+        type_name(d, type, l->type, sizeof l->type, 0);
+        type_kind(d, type, &ti);
+    } else {
+        snprintf(l->type, sizeof l->type, "?");
+    }
+    uint64_t v = 0;
+    int rc = ct_dw_var_value(d, var, fn_die, cu_die, link_pc, regs, cfa, bias, read, ctx, &v);
+    if (ti.kind == K_AGGREGATE && ti.size > 8) {
+        snprintf(l->value, sizeof l->value, "(%" PRIu64 " bytes)", ti.size);
+    } else if (rc == 0) {
+        format_value(&ti, v, l->value, sizeof l->value);
+        l->known = 1;
+    } else {
+        snprintf(l->value, sizeof l->value, "<optimised out>");
+    }
+    return 1;
+}
+
 int ct_dwarf_locals(struct ct_dwarf *d, uint64_t link_pc, const struct ct_regs *regs,
                     uint64_t cfa, uint64_t bias, ct_mem_read_fn read, void *ctx,
                     struct ct_local *out, int max)
@@ -284,41 +326,11 @@ int ct_dwarf_locals(struct ct_dwarf *d, uint64_t link_pc, const struct ct_regs *
         if (rc != 0)
             return -1;
         for (int i = 0; i < col.n && n < max; i++) {
-            Dwarf_Die decl = declaring_die(d, col.dies[i]);
-            char *name = NULL;
-            Dwarf_Off type = 0;
-            if (!decl)
-                continue;
-            struct ct_local *l = &out[n];
-            memset(l, 0, sizeof *l);
-            if (dwarf_diename(decl, &name, &e) == DW_DLV_OK)
-                snprintf(l->name, sizeof l->name, "%s", name);
-            ct_dw_fail(NULL, d->info, &e, "");
-            int typed = ct_dw_ref(d, decl, DW_AT_type, &type) == 0;
-            dwarf_dealloc_die(decl);
-            /* crashtrail's own accumulator is not the program's state */
-            if (!strcmp(l->name, CT_ACC_VAR_NAME))
-                continue;
-            struct type_info ti = {K_NONE, 0, ""};
-            if (typed) {
-                type_name(d, type, l->type, sizeof l->type, 0);
-                type_kind(d, type, &ti);
-            } else {
-                snprintf(l->type, sizeof l->type, "?");
-            }
-            uint64_t v = 0;
-            rc = ct_dw_var_value(d, col.dies[i], fn_die, cu->die_off, link_pc, regs, cfa, bias,
-                                 read, ctx, &v);
-            if (ti.kind == K_AGGREGATE && ti.size > 8) {
-                snprintf(l->value, sizeof l->value, "(%" PRIu64 " bytes)", ti.size);
-            } else if (rc == 0) {
-                format_value(&ti, v, l->value, sizeof l->value);
-                l->known = 1;
-            } else {
-                snprintf(l->value, sizeof l->value, "<optimised out>");
-            }
-            n++;
+            if (fill_local(d, col.dies[i], fn_die, cu->die_off, link_pc, regs, cfa, bias, read,
+                           ctx, &out[n]))
+                out[n++].function = cu->scopes[c].name;
         }
+        ct_dw_fail(NULL, d->info, &e, "");
         if (cu->scopes[c].kind == CT_SCOPE_SUBPROGRAM || cu->scopes[c].parent >= c)
             break;
     }

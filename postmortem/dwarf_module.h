@@ -89,6 +89,7 @@ int ct_dwarf_lookup(struct ct_dwarf *d, uint64_t link_pc,
  * tell: a scalar or pointer of at most 8 bytes is formatted; larger ones say their size.
  * Returns how many were filled (at most max), or -1 on error. */
 struct ct_local {
+    const char *function; /* the scope it belongs to: an inlined callee or the function */
     char name[48];
     char type[48];
     char value[64];   /* formatted, or "<optimised out>" */

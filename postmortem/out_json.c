@@ -192,6 +192,8 @@ static void write_thread(struct jw *w, const struct ct_timeline *t, const struct
     for (size_t i = 0; i < th->nlocals; i++) {
       const struct ct_local *l = &th->locals[i];
       jw_begin_object(w);
+      jw_key(w, "function");
+      jw_str(w, l->function);
       jw_key(w, "name");
       jw_str(w, l->name);
       jw_key(w, "type");

@@ -163,7 +163,11 @@ static void print_locals(FILE *out, const struct ct_tl_thread *th, const struct 
           th->locals_file ? short_path(th->locals_file) : "?", th->locals_line, st->reset);
   for (size_t i = 0; i < th->nlocals; i++) {
     const struct ct_local *l = &th->locals[i];
-    fprintf(out, "  %s%-20s%s %-16s = %s%s%s\n", st->dim, l->type, st->reset, l->name,
+    /* inlined scopes come innermost first: name each when it changes */
+    if (l->function && (i == 0 || !th->locals[i - 1].function ||
+                        strcmp(l->function, th->locals[i - 1].function)))
+      fprintf(out, "  %sin %s:%s\n", st->dim, l->function, st->reset);
+    fprintf(out, "    %s%-20s%s %-16s = %s%s%s\n", st->dim, l->type, st->reset, l->name,
             l->known ? "" : st->dim, l->value, l->known ? "" : st->reset);
   }
 }

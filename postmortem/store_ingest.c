@@ -323,10 +323,11 @@ static int insert_locals(sqlite3_stmt *st, int64_t thread, const struct ct_tl_th
     const struct ct_local *l = &th->locals[k];
     sqlite3_bind_int64(st, 1, thread);
     sqlite3_bind_int64(st, 2, (int64_t)k);
-    bind_text(st, 3, l->name);
-    bind_text(st, 4, l->type);
-    bind_text(st, 5, l->value);
-    sqlite3_bind_int(st, 6, l->known);
+    bind_text(st, 3, l->function);
+    bind_text(st, 4, l->name);
+    bind_text(st, 5, l->type);
+    bind_text(st, 6, l->value);
+    sqlite3_bind_int(st, 7, l->known);
     if (run(st) != 0) return -1;
   }
   return 0;
@@ -340,7 +341,7 @@ static int insert_threads(struct ingest *g) {
                          " VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1, &thr, NULL) ||
       sqlite3_prepare_v2(g->db, "INSERT INTO steps VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &step, NULL) ||
       sqlite3_prepare_v2(g->db, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?)", -1, &frame, NULL) ||
-      sqlite3_prepare_v2(g->db, "INSERT INTO locals VALUES(?,?,?,?,?,?)", -1, &local, NULL))
+      sqlite3_prepare_v2(g->db, "INSERT INTO locals VALUES(?,?,?,?,?,?,?)", -1, &local, NULL))
     goto out;
   for (size_t k = 0; k < g->t->nthreads; k++) {
     const struct ct_tl_thread *th = &g->t->threads[k];

@@ -217,7 +217,7 @@ static int load_locals(struct loader *l, struct ct_tl_thread *th, int64_t thread
   if (n <= 0) return n < 0 ? -1 : 0;
   th->locals = calloc((size_t)n, sizeof *th->locals);
   if (!th->locals ||
-      sqlite3_prepare_v2(l->db, "SELECT name, type, value, known FROM locals WHERE thread_id=?"
+      sqlite3_prepare_v2(l->db, "SELECT name, type, value, known, function FROM locals WHERE thread_id=?"
                          " ORDER BY idx", -1, &st, NULL) != SQLITE_OK)
     return -1;
   sqlite3_bind_int64(st, 1, thread);
@@ -229,6 +229,7 @@ static int load_locals(struct loader *l, struct ct_tl_thread *th, int64_t thread
     snprintf(v->type, sizeof v->type, "%s", type ? (const char *)type : "");
     snprintf(v->value, sizeof v->value, "%s", value ? (const char *)value : "");
     v->known = sqlite3_column_int(st, 3);
+    v->function = keep(l->t, sqlite3_column_text(st, 4));
   }
   sqlite3_finalize(st);
   return 0;

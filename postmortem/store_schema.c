@@ -60,7 +60,7 @@ static const char *const migrations[] = {
     "ALTER TABLE threads ADD COLUMN locals_file TEXT;"
     "ALTER TABLE threads ADD COLUMN locals_line INTEGER;"
     "CREATE TABLE locals(thread_id INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,"
-    "  idx INTEGER NOT NULL, name TEXT, type TEXT, value TEXT, known INTEGER,"
+    "  idx INTEGER NOT NULL, function TEXT, name TEXT, type TEXT, value TEXT, known INTEGER,"
     "  PRIMARY KEY(thread_id, idx)) WITHOUT ROWID;",
 };
 #define CT_STORE_VERSION ((int)(sizeof migrations / sizeof migrations[0]))

@@ -139,7 +139,7 @@ static int write_stack(FILE *out, struct ct_intern *in, const struct ct_tl_threa
   return 0;
 }
 
-/* The crashing frame's variables: {"fn","file","line","vars":[[name, type, value, known]...]}.
+/* The crashing frame's variables: {"fn","file","line","vars":[[scope, name, type, value, known]...]}.
  * Names, types and values come from the program's DWARF and memory: escaped like any string. */
 static void write_locals(FILE *out, const struct ct_tl_thread *th) {
   if (!th->nlocals) return;
@@ -151,6 +151,8 @@ static void write_locals(FILE *out, const struct ct_tl_thread *th) {
   for (size_t i = 0; i < th->nlocals; i++) {
     const struct ct_local *l = &th->locals[i];
     fputs(i ? ",[" : "[", out);
+    ct_js_string(out, l->function ? l->function : "");
+    putc(',', out);
     ct_js_string(out, l->name);
     putc(',', out);
     ct_js_string(out, l->type);

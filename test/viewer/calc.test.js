@@ -144,7 +144,7 @@ test('the other views: stack, last and first executed, modules', async () => {
   const crashed = json.threads.find((t) => t.crashed);
   assert.ok(crashed.locals && crashed.locals.variables.length > 0, 'the dump has the crashing frame\'s variables');
   const rows = await page.$$eval('#view-stack tr.local', (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
-  assert.deepEqual(rows, crashed.locals.variables.map((v) => [v.type, v.name, v.shown]));
+  assert.deepEqual(rows, crashed.locals.variables.map((v) => [v.type, v.name, v.shown, v.function]));
   await page.keyboard.press('3');
   await page.locator('#last-list .exec').first().waitFor();
   assert.ok(json.last_executed.length > 0);

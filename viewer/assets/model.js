@@ -79,7 +79,7 @@ var CT = (window.CT = {});
                       line: t.stack[k + 4], col: t.stack[k + 5], inlined: !!t.stack[k + 6] });
     th.locals = t.locals ? {
       fn: t.locals.fn, file: t.locals.file, line: t.locals.line,
-      vars: t.locals.vars.map(function (v) { return { name: v[0], type: v[1], value: v[2], known: !!v[3] }; })
+      vars: t.locals.vars.map(function (v) { return { scope: v[0], name: v[1], type: v[2], value: v[3], known: !!v[4] }; })
     } : null;
     return th;
   }

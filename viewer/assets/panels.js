@@ -93,9 +93,9 @@
         var L = th.locals, where = CT.basename(L.file) + ':' + L.line;
         parts.push(el('div', 'view-note', ['Variables of ' + L.fn + ' at ' + where +
                                            ' (values from the dumped registers and stack)']));
-        parts.push(table(['type', 'name', 'value'], L.vars.map(function (v) {
+        parts.push(table(['type', 'name', 'value', 'in'], L.vars.map(function (v) {
           return el('tr', 'local', [el('td', 'dim', [v.type]), el('td', null, [v.name]),
-                                    el('td', v.known ? 'value' : 'dim', [v.value])]);
+                                    el('td', v.known ? 'value' : 'dim', [v.value]), el('td', 'dim', [v.scope])]);
         })));
       }
     });

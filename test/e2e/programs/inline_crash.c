@@ -9,6 +9,8 @@
  * crash-function: get
  * inlined-crash: yes
  * stack: get sum_then_get main
+ * locals: b=NULL
+ * locals-O0: n=2 s=3
  */
 #include <stdio.h>
 
