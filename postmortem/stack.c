@@ -31,6 +31,7 @@ struct raw_frame {
   uint64_t cfa;
   int have_cfa;
   struct ct_module *mod;
+  uint64_t link; /* the pc as a link-time address in mod (caller frames: inside the call) */
   struct ct_srcloc loc[16];
   int nloc;
 };
@@ -43,20 +44,26 @@ static int add_frame(struct ct_tl_thread *th, const struct ct_frame *f) {
   return 0;
 }
 
+/* The ELF symbol (linkage name) of a link-time address: the debug file's table, else the
+ * binary's. *start, if not NULL, receives the symbol's address. */
+static const char *module_symbol(const struct ct_module *m, uint64_t link, uint64_t *start) {
+  const char *sym = m->debug_elf ? ct_elf_symbol_at(m->debug_elf, link, start) : NULL;
+  if (!sym && m->elf) sym = ct_elf_symbol_at(m->elf, link, start);
+  return sym;
+}
+
 static void symbolise(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_frame *rf,
                       int first) {
   uint64_t pc = rf->regs.r[16];
   struct ct_frame out = {pc, -1, "??", NULL, 0, 0, 0};
   rf->nloc = 0;
   if (rf->mod) {
-    uint64_t link = pc - rf->mod->bias - (first ? 0 : 1);
+    uint64_t link = rf->link = pc - rf->mod->bias - (first ? 0 : 1);
     struct ct_dwarf *dw = ct_module_dwarf(rf->mod);
     out.module = (int)(rf->mod - t->mods->mods);
     if (dw) rf->nloc = ct_dwarf_lookup(dw, link, rf->loc, 16);
     if (rf->nloc == 0 || !rf->loc[0].function) {
-      struct ct_elf *e = rf->mod->debug_elf ? rf->mod->debug_elf : rf->mod->elf;
-      const char *sym = e ? ct_elf_symbol_at(e, link, NULL) : NULL;
-      if (!sym && rf->mod->debug_elf && rf->mod->elf) sym = ct_elf_symbol_at(rf->mod->elf, link, NULL);
+      const char *sym = module_symbol(rf->mod, link, NULL);
       if (sym) {
         rf->loc[0] = (struct ct_srcloc){sym, rf->nloc ? rf->loc[0].file : NULL,
                                         rf->nloc ? rf->loc[0].line : 0, 0};
@@ -120,15 +127,11 @@ static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_fra
 }
 
 /* The function of the metadata that contains a frame's pc, or NULL. */
-static const struct ct_mfunc *instrumented_function(struct raw_frame *rf, int first,
-                                                   uint64_t *fn_start) {
+static const struct ct_mfunc *instrumented_function(struct raw_frame *rf, uint64_t *fn_start) {
   struct ct_module *m = rf->mod;
-  uint64_t start = 0, link;
+  uint64_t start = 0;
   if (!m || !m->meta) return NULL;
-  link = rf->regs.r[16] - m->bias - (first ? 0 : 1);
-  const char *sym = NULL;
-  if (m->debug_elf) sym = ct_elf_symbol_at(m->debug_elf, link, &start);
-  if (!sym && m->elf) sym = ct_elf_symbol_at(m->elf, link, &start);
+  const char *sym = module_symbol(m, rf->link, &start);
   *fn_start = start;
   return sym ? ct_meta_find(m->meta, start) : NULL;
 }
@@ -163,12 +166,8 @@ static void mark_crash_line(struct ct_timeline *t, struct ct_tl_thread *th, stru
 }
 
 /* The ELF symbol of a frame's function (the linkage name, as the metadata names callees). */
-static const char *frame_symbol(const struct raw_frame *rf, int first) {
-  if (!rf->mod) return NULL;
-  uint64_t link = rf->regs.r[16] - rf->mod->bias - (first ? 0 : 1);
-  const char *sym = rf->mod->debug_elf ? ct_elf_symbol_at(rf->mod->debug_elf, link, NULL) : NULL;
-  if (!sym && rf->mod->elf) sym = ct_elf_symbol_at(rf->mod->elf, link, NULL);
-  return sym;
+static const char *frame_symbol(const struct raw_frame *rf) {
+  return rf->mod ? module_symbol(rf->mod, rf->link, NULL) : NULL;
 }
 
 /* Whether the frame, stopped at an after-call site with no bits since, is suspended in the
@@ -310,8 +309,7 @@ static void frame_locals(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     if (!dw || !rf->have_cfa || !rf->nloc) continue;
     struct ct_local *l = calloc(MAX_LOCALS, sizeof *l);
     if (!l) return;
-    uint64_t link = rf->regs.r[16] - rf->mod->bias - (i == 0 ? 0 : 1);
-    int k = ct_dwarf_locals(dw, link, &rf->regs, rf->cfa, rf->mod->bias, ct_dump_read_stack,
+    int k = ct_dwarf_locals(dw, rf->link, &rf->regs, rf->cfa, rf->mod->bias, ct_dump_read_stack,
                             t->dump, l, MAX_LOCALS);
     if (k <= 0) {
       free(l);
@@ -333,11 +331,11 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
   n = unwind(t, th, frames);
   for (i = 0; i < n; i++) {
     uint64_t fn_start = 0;
-    const struct ct_mfunc *f = instrumented_function(&frames[i], i == 0, &fn_start);
+    const struct ct_mfunc *f = instrumented_function(&frames[i], &fn_start);
     if (!f) continue;
     struct raw_frame *rf = &frames[i];
     struct ct_dwarf *dw = ct_module_dwarf(rf->mod);
-    uint64_t acc = 0, link = rf->regs.r[16] - rf->mod->bias - (i == 0 ? 0 : 1);
+    uint64_t acc = 0, link = rf->link;
     int rc = -1;
     if (i == 0 && dw && ct_dwarf_in_prologue(dw, fn_start, link)) {
       /* Stopped in the frame set-up: the function has run none of its code, and its
@@ -354,7 +352,7 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
                              ct_dump_read_stack, t->dump, &acc);
     if (rc == 0) {
       t->pending_recovered = 1;
-      pending_path(t, th, cs, rf, f, acc, i == 0, i ? frame_symbol(&frames[i - 1], i - 1 == 0) : NULL);
+      pending_path(t, th, cs, rf, f, acc, i == 0, i ? frame_symbol(&frames[i - 1]) : NULL);
     } else {
       ct_timeline_warn(t, "the crashing frame's unfinished path (%s) is not recoverable (%s): "
                        "steps since its last record are missing", f->display,
