@@ -186,9 +186,6 @@ static uint64_t *ct_chunk_start(struct ct_ring *r, struct ct_thread *t, uint64_t
   return p + 2 * CT_CHUNK_HEADER_SLOTS;
 }
 
-/* preserve_most: instrumented code calls this on a cold path; with every register but r11
- * preserved, the values live across the call need no callee-saved registers (and no pushes
- * and pops in every instrumented function's prologue). */
 /* Returns the slot where the record goes, the first free slot of a chunk just started. */
 static uint64_t *ct_refill_slot(uint64_t **pos_tls, struct ct_module_desc *desc) {
   struct ct_thread *t;
@@ -211,8 +208,11 @@ static uint64_t *ct_refill_slot(uint64_t **pos_tls, struct ct_module_desc *desc)
   return ct_chunk_start(r, t, p);
 }
 
-/* The slot is handed back through *pos_tls, not a return value: LLVM's preserve_most keeps
- * rax too, so a preserve_most function cannot return one. */
+/* preserve_most: instrumented code calls this on a cold path; with every register but r11
+ * preserved, the values live across the call need no callee-saved registers (and no pushes
+ * and pops in every instrumented function's prologue). The slot is handed back through
+ * *pos_tls, not a return value: LLVM's preserve_most keeps rax too, so a preserve_most
+ * function cannot return one. */
 CT_EXPORT __attribute__((preserve_most)) void
 __crashtrail_ring_refill(uint64_t **pos_tls, struct ct_module_desc *desc) {
   *pos_tls = ct_refill_slot(pos_tls, desc);
