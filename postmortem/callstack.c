@@ -10,6 +10,15 @@
  *    (then its next record is written) or reaches one flush, written or elided by its block's
  *    CT_BB_ELIDE flag.
  *  - Records are never dropped to fit the model: a record that does not fit resynchronises it.
+ *
+ * Windowed decoding (the timeline keeps only the newest max_steps steps): blocks are not
+ * turned into steps as they are walked. Each is counted (its lines' steps, less one when its
+ * first line continues the previous step) and put in a ring of at least max_steps blocks
+ * (a block that makes no step of its own only adds a loop iteration to the newest one, so
+ * the ring always holds the window); at the end the ring's blocks are turned into steps by the
+ * same code as unwindowed decoding. So the steps kept are the same steps, and the count of
+ * those not kept is exact (only the oldest kept step's loop count can miss iterations that
+ * ran before its block left the ring).
  */
 #include "callstack.h"
 
@@ -34,6 +43,24 @@ struct frame {
 
 #define CT_CS_MAX_FRAMES (1u << 16)
 
+/* A block walked but not yet turned into steps (windowed decoding). */
+struct pending {
+  const struct ct_mfunc *f;
+  uint32_t block;  /* NO_LINES_STEP: the one step of a function without line tables */
+  uint32_t depth;
+  uint32_t repeat; /* loop iterations of its last line merged into it by the blocks after it */
+  uint16_t mod, flags; /* CT_STEP_ENTRY / CT_STEP_GAP of its first step */
+  uint64_t time;
+};
+
+#define NO_LINES_STEP UINT32_MAX
+
+#define CALLEE_CACHE_BITS 12
+struct callee_slot {
+  const struct ct_mblock *block; /* NULL: empty */
+  struct frame frame;
+};
+
 struct ct_callstack {
   struct ct_timeline *t;
   struct ct_tl_thread *th;
@@ -43,6 +70,12 @@ struct ct_callstack {
   size_t path_cap;
   uint64_t time;  /* of the record being decoded: given to the steps of elided ones too */
   int gap;        /* the next step starts after lost history */
+  /* windowed decoding: a ring of the newest pending blocks, q_mask + 1 >= window of them */
+  size_t window;
+  struct pending *q;
+  size_t q_mask, q_pushed, total;
+  const void *tail; /* the newest step's merge key (ct_wblock), NULL before the first */
+  struct callee_slot callees[1u << CALLEE_CACHE_BITS]; /* direct-mapped, by calling block */
 };
 
 struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread *th) {
@@ -50,6 +83,15 @@ struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread
   if (!cs) return NULL;
   cs->t = t;
   cs->th = th;
+  if ((cs->window = t->max_steps)) {
+    size_t cap = 64;
+    while (cap < cs->window) cap *= 2;
+    if (!(cs->q = malloc(cap * sizeof *cs->q))) {
+      free(cs);
+      return NULL;
+    }
+    cs->q_mask = cap - 1;
+  }
   return cs;
 }
 
@@ -57,6 +99,7 @@ void ct_callstack_free(struct ct_callstack *cs) {
   if (!cs) return;
   free(cs->fr);
   free(cs->path);
+  free(cs->q);
   free(cs);
 }
 
@@ -98,44 +141,131 @@ static void log_block(struct ct_tl_thread *th, const struct ct_mfunc *f, uint32_
   th->blocks[th->nblocks++] = (struct ct_block_ref){f->addr, block, module};
 }
 
+/* The step of a function built without line tables: the record still proves it ran. */
+static void add_no_lines_step(struct ct_tl_thread *th, const struct ct_mfunc *f, uint16_t mod,
+                              uint16_t flags, uint32_t depth, uint64_t time) {
+  struct ct_step s = {.function = f->display, .outer = f->display, .fn = f, .module = mod,
+                      .flags = flags, .depth = depth, .time_ns = time};
+  ct_tl_add_step(th, &s);
+}
+
+/* The steps of one block; `flags` go to its first. */
+static void add_block_steps(struct ct_tl_thread *th, const struct ct_mfunc *f, uint16_t mod,
+                            const struct ct_mblock *b, uint16_t flags, uint32_t depth,
+                            uint64_t time) {
+  struct ct_step s = {.outer = f->display, .fn = f, .module = mod, .depth = depth, .time_ns = time};
+  for (uint32_t i = 0; i < b->nlines; i++) {
+    const struct ct_mline *l = &b->lines[i];
+    s.function = l->function;
+    s.file = l->file;
+    s.line = l->line;
+    s.col = l->col;
+    s.inl = l->inl;
+    s.flags = (uint16_t)(i == 0 ? flags | (b->flags & CT_BB_CHECK ? CT_STEP_LOOP : 0) : 0);
+    ct_tl_add_step(th, &s);
+  }
+}
+
+/* Windowed decoding of blocks[0..n) of f, walked from `site`: each block is counted (its
+ * lines' steps, less one if its first line continues the newest step) and put in the ring. A
+ * block that makes no step of its own only adds a loop iteration to the newest one; so every
+ * block in the ring makes a step, and its q_mask + 1 >= window blocks hold the window. The
+ * ring's state is kept in locals: this runs once per block of the whole history. */
+static void emit_counted(struct ct_callstack *cs, const struct ct_mfunc *f, uint16_t mod,
+                         uint32_t site, const uint32_t *blocks, size_t n) {
+  struct pending *q = cs->q;
+  size_t mask = cs->q_mask, pushed = cs->q_pushed, total = cs->total;
+  const void *tail = cs->tail;
+  uint32_t depth = (uint32_t)(cs->th->depth + CT_DEPTH_BIAS);
+  uint16_t flags = (uint16_t)((site == 0 ? CT_STEP_ENTRY : 0) | (cs->gap ? CT_STEP_GAP : 0));
+  if ((f->flags & CT_FN_NO_DEBUG) && site != UINT32_MAX) {
+    if (flags || tail != f->display) { /* the key of its step: see emit() */
+      q[pushed++ & mask] = (struct pending){f, NO_LINES_STEP, depth, 0, mod, flags, cs->time};
+      total++;
+    }
+    tail = f->display;
+    flags = 0;
+    cs->gap = 0;
+  }
+  for (size_t k = 0; k < n; k++) {
+    const struct ct_wblock *b = &f->wb[blocks[k]];
+    if (!b->first_key) {
+      flags &= (uint16_t)~CT_STEP_ENTRY; /* only the first block's first line is the entry */
+      continue;
+    }
+    uint32_t steps = (b->info >> CT_WB_LINE_SHIFT) - (!flags && b->first_key == tail);
+    if (steps) {
+      q[pushed++ & mask] = (struct pending){f, blocks[k], depth, 0, mod, flags, cs->time};
+      total += steps;
+    } else if ((b->info & CT_WB_CHECK) && pushed) {
+      q[(pushed - 1) & mask].repeat++;
+    }
+    tail = b->last_key;
+    flags = 0;
+    cs->gap = 0;
+  }
+  if (total != cs->total && depth < cs->th->min_depth) cs->th->min_depth = depth;
+  cs->q_pushed = pushed;
+  cs->total = total;
+  cs->tail = tail;
+}
+
 /* The steps of blocks[0..n) of f, walked from `site`. */
 static void emit(struct ct_callstack *cs, const struct ct_mfunc *f, uint16_t mod, uint32_t site,
                  const uint32_t *blocks, size_t n) {
   struct ct_tl_thread *th = cs->th;
-  struct ct_step s = {.outer = f->display, .fn = f, .module = mod,
-                      .depth = (uint32_t)(th->depth + CT_DEPTH_BIAS), .time_ns = cs->time};
+  if (cs->t->keep_blocks)
+    for (size_t k = 0; k < n; k++) log_block(th, f, blocks[k], mod);
+  if (cs->window) {
+    emit_counted(cs, f, mod, site, blocks, n);
+    return;
+  }
+  uint32_t depth = (uint32_t)(th->depth + CT_DEPTH_BIAS);
   int first = 1;
   if ((f->flags & CT_FN_NO_DEBUG) && site != UINT32_MAX) {
-    /* Built without line tables: the record still proves the function ran. */
-    s.function = f->display;
-    s.flags = (uint16_t)((site == 0 ? CT_STEP_ENTRY : 0) | (cs->gap ? CT_STEP_GAP : 0));
-    ct_tl_add_step(th, &s);
+    uint16_t flags = (uint16_t)((site == 0 ? CT_STEP_ENTRY : 0) | (cs->gap ? CT_STEP_GAP : 0));
+    add_no_lines_step(th, f, mod, flags, depth, cs->time);
     cs->gap = first = 0;
   }
   for (size_t k = 0; k < n; k++) {
     const struct ct_mblock *b = &f->blocks[blocks[k]];
-    if (cs->t->keep_blocks) log_block(th, f, blocks[k], mod);
-    for (uint32_t i = 0; i < b->nlines; i++) {
-      const struct ct_mline *l = &b->lines[i];
-      s.function = l->inl ? l->inl->function : f->display;
-      s.file = l->file;
-      s.line = l->line;
-      s.col = l->col;
-      s.inl = l->inl;
-      s.flags = 0;
-      if (first && k == 0 && site == 0) s.flags |= CT_STEP_ENTRY;
-      if (i == 0 && (b->flags & CT_BB_CHECK)) s.flags |= CT_STEP_LOOP;
-      if (cs->gap) s.flags |= CT_STEP_GAP;
-      cs->gap = first = 0;
-      ct_tl_add_step(th, &s);
-    }
+    if (!b->nlines) continue;
+    uint16_t flags = (uint16_t)((first && k == 0 && site == 0 ? CT_STEP_ENTRY : 0) |
+                                (cs->gap ? CT_STEP_GAP : 0));
+    cs->gap = first = 0;
+    add_block_steps(th, f, mod, b, flags, depth, cs->time);
   }
+}
+
+int ct_callstack_end_window(struct ct_callstack *cs) {
+  if (!cs || !cs->window) return 0;
+  struct ct_tl_thread *th = cs->th;
+  size_t n = cs->q_pushed < cs->q_mask + 1 ? cs->q_pushed : cs->q_mask + 1;
+  for (size_t i = cs->q_pushed - n; i < cs->q_pushed; i++) {
+    const struct pending *p = &cs->q[i & cs->q_mask];
+    if (p->block == NO_LINES_STEP) add_no_lines_step(th, p->f, p->mod, p->flags, p->depth, p->time);
+    else add_block_steps(th, p->f, p->mod, &p->f->blocks[p->block], p->flags, p->depth, p->time);
+    if (th->nsteps) th->steps[th->nsteps - 1].repeat += p->repeat;
+  }
+  /* The first block's first step may continue an older one: it stands for that step. */
+  th->first_seq = cs->total - th->nsteps;
+  if (th->nsteps > cs->window) {
+    size_t drop = th->nsteps - cs->window;
+    memmove(th->steps, th->steps + drop, cs->window * sizeof *th->steps);
+    th->nsteps = cs->window;
+    th->first_seq += drop;
+  }
+  free(cs->q);
+  cs->q = NULL;
+  cs->q_pushed = cs->q_mask = 0;
+  cs->window = 0;
+  return 0;
 }
 
 /* The frame a direct call to `name` from `caller` enters, as the linker binds it: the
  * caller's own unit, its module, then the other instrumented modules. */
-static struct frame callee_frame(struct ct_callstack *cs, const struct frame *caller,
-                                 const char *name) {
+static struct frame resolve_callee(struct ct_callstack *cs, const struct frame *caller,
+                                   const char *name) {
   struct frame fr = {NULL, NULL, 0, FR_UNKNOWN, 0};
   if (!name) return fr; /* an indirect call */
   fr.kind = FR_OPAQUE;
@@ -151,6 +281,20 @@ static struct frame callee_frame(struct ct_callstack *cs, const struct frame *ca
   return fr;
 }
 
+/* The frame the call ending block mb of the caller enters. The binding depends only on the
+ * block (its module and unit are the caller's), so it is cached by block: a call is decoded
+ * millions of times and resolving it hashes and compares names. */
+static struct frame callee_frame(struct ct_callstack *cs, const struct frame *caller,
+                                 const struct ct_mblock *mb) {
+  size_t h = ((uintptr_t)mb >> 4) * 0x9E3779B97F4A7C15ull >> (64 - CALLEE_CACHE_BITS);
+  struct callee_slot *c = &cs->callees[h];
+  if (c->block != mb) {
+    c->block = mb;
+    c->frame = resolve_callee(cs, caller, mb->callee);
+  }
+  return c->frame;
+}
+
 /* The innermost frame's record (or elided flush) ended at block b of its function; the next
  * record starts at block `end` (b itself unless a check point fired there). */
 static void finish(struct ct_callstack *cs, uint32_t b, uint32_t end) {
@@ -164,7 +308,7 @@ static void finish(struct ct_callstack *cs, uint32_t b, uint32_t end) {
     return;
   case CT_TERM_CALL:
   case CT_TERM_INVOKE:
-    callee = callee_frame(cs, top, mb->callee);
+    callee = callee_frame(cs, top, mb);
     if (mb->nsucc == 0) { /* a tail call: the callee takes the frame's place */
       pop(cs);
     } else if (top->f->block_site[mb->succ[0].block] >= 0) {
@@ -198,8 +342,7 @@ static int zero_walk(struct ct_callstack *cs, const struct ct_mfunc *f, uint32_t
     cs->path[(*n)++] = b;
     if (mb->term == CT_TERM_JUMP) {
       uint32_t next = mb->succ[0].block;
-      const struct ct_mblock *t = &f->blocks[next];
-      if ((t->flags & CT_BB_CHECK) && f->site_bits >= CT_ACC_BITS - t->budget) return 0;
+      if (f->wb[next].flush_used == 0) return 0; /* a check point fires on entry */
       b = next;
       continue;
     }
@@ -240,7 +383,7 @@ static int reachable(struct ct_callstack *cs, size_t k, const struct ct_mfunc *f
     const struct ct_mblock *mb = &cur.f->blocks[end];
     if (mb->term == CT_TERM_RETURN || mb->term == CT_TERM_RESUME) continue; /* popped */
     if (mb->term != CT_TERM_CALL && mb->term != CT_TERM_INVOKE) return 0;
-    struct frame callee = callee_frame(cs, &cur, mb->callee);
+    struct frame callee = callee_frame(cs, &cur, mb);
     if (mb->nsucc) {
       if (cur.f->block_site[mb->succ[0].block] < 0) return 0;
       cur.site = (uint32_t)cur.f->block_site[mb->succ[0].block];

@@ -24,6 +24,7 @@ struct ct_find_opts {
   const char *binaries[64], *debug_dirs[64];
   size_t nbinaries, ndebug_dirs;
   int keep_blocks; /* for --format=blocks */
+  size_t max_steps; /* steps kept per thread (the newest), 0 = all */
 };
 
 /* Handles --binary PATH and --debug-dir DIR (both repeatable) for getopt_long loops: returns 1

@@ -31,7 +31,7 @@ int ct_load(const char *dump, const struct ct_find_opts *o, struct ct_loaded *ou
   memset(out, 0, sizeof *out);
   if (ct_dump_load(dump, &out->dump, err, sizeof err) != 0 ||
       ct_modules_resolve(out->dump, &ro, &out->mods, err, sizeof err) != 0 ||
-      ct_timeline_build(out->dump, out->mods, o->keep_blocks, &out->timeline, err, sizeof err) != 0) {
+      ct_timeline_build(out->dump, out->mods, o->keep_blocks, o->max_steps, &out->timeline, err, sizeof err) != 0) {
     fprintf(stderr, "crashtrail: %s\n", err);
     ct_loaded_free(out);
     return 1;

@@ -19,7 +19,8 @@ static void show_usage(FILE *out) {
         "  --debug-dir DIR      where separate debug files are (DIR/.build-id/xx/yyyy.debug or\n"
         "                       the .gnu_debuglink name; repeatable; /usr/lib/debug is searched)\n"
         "  --all                print every loop iteration instead of folding repeats\n"
-        "  --steps=N            print the last N steps per thread (default 400, 0 = all)\n"
+        "  --steps=N            keep the last N steps per thread (text: default 400; json:\n"
+        "                       default all; 0 = all); every record is decoded either way\n"
         "  --threads            print threads that recorded nothing too\n"
         "  --color=WHEN         auto (default), always or never\n"
         "  --db FILE            read crash number CRASH from this store instead of a dump\n",
@@ -33,7 +34,7 @@ int ct_cmd_show(int argc, char **argv) {
   struct ct_find_opts find = {0};
   struct ct_text_opts text = {0, 0, 0, 400};
   const char *format = "text", *db = NULL;
-  int c, color = -1, rc;
+  int c, color = -1, rc, steps_given = 0;
   struct ct_loaded l;
   opterr = 0;
   optind = 1;
@@ -51,6 +52,7 @@ int ct_cmd_show(int argc, char **argv) {
     case 's':
       text.max_steps = strtoul(optarg, &end, 10);
       if (*end || !*optarg) return fprintf(stderr, "crashtrail: --steps needs a number\n"), 2;
+      steps_given = 1;
       break;
     case 'c':
       color = !strcmp(optarg, "always") ? 1 : !strcmp(optarg, "never") ? 0
@@ -67,6 +69,9 @@ int ct_cmd_show(int argc, char **argv) {
   if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "blocks"))
     return fprintf(stderr, "crashtrail: unknown format '%s' (text or json)\n", format), 2;
   find.keep_blocks = !strcmp(format, "blocks");
+  /* Text shows only the newest steps: the others are decoded and counted, not kept. Folding a
+   * loop looks at most 3 * 64 steps ahead, inside the window. */
+  if (!strcmp(format, "text") || steps_given) find.max_steps = text.max_steps;
   if (find.keep_blocks && db)
     return fprintf(stderr, "crashtrail: --format=blocks needs the dump, not the store\n"), 2;
   if (optind != argc - 1) {

@@ -139,64 +139,26 @@ int ct_walk_start(struct ct_walk *w, const struct ct_mfunc *f, uint64_t acc) {
   return CT_WALK_BLOCK;
 }
 
-/* The successor whose code matches the next bits, or -1. */
-static int read_code(struct ct_walk *w, const struct ct_mblock *b) {
+int ct_walk_read_code(struct ct_walk *w, const struct ct_mblock *b) {
   uint32_t left = w->nbits - w->used;
+  if (b->table_bits) {
+    /* Fewer bits left than the table's width: pad with zeros. The entry found is the only
+     * code that can match the real bits, and does if it is not longer than them. */
+    uint32_t tb = b->table_bits;
+    uint64_t idx = left >= tb ? w->acc >> (left - tb) : w->acc << (tb - left);
+    uint32_t i = b->code_table[idx & ((1u << tb) - 1)];
+    if (i == UINT32_MAX || b->succ[i].len > left) return -1;
+    w->used += b->succ[i].len;
+    return (int)b->succ[i].block;
+  }
   for (uint32_t i = 0; i < b->nsucc; i++) {
     const struct ct_msucc *s = &b->succ[i];
     if (s->len > left) continue;
     uint64_t bits = (w->acc >> (left - s->len)) & ((1ull << s->len) - 1);
     if (bits == s->code) {
       w->used += s->len;
-      return (int)i;
+      return (int)b->succ[i].block;
     }
   }
   return -1;
-}
-
-int ct_walk_next(struct ct_walk *w, int partial) {
-  const struct ct_mblock *b = &w->f->blocks[w->block];
-  uint32_t next;
-  switch (b->term) {
-  case CT_TERM_JUMP:
-    next = b->succ[0].block;
-    break;
-  case CT_TERM_BRANCH: {
-    if (w->used == w->nbits) {
-      if (partial) return CT_WALK_OUT;
-      w->why = "record ends at a branch";
-      return CT_WALK_BAD;
-    }
-    int i = read_code(w, b);
-    if (i < 0) {
-      w->why = "no successor matches the recorded code";
-      return CT_WALK_BAD;
-    }
-    next = b->succ[i].block;
-    w->idle = 0;
-    break;
-  }
-  default: /* CALL, INVOKE, RETURN, RESUME, STOP: the record was flushed here */
-    if (w->used != w->nbits && !partial) {
-      w->why = "bits left at the end of the record";
-      return CT_WALK_BAD;
-    }
-    w->end = w->block;
-    return CT_WALK_END;
-  }
-  const struct ct_mblock *t = &w->f->blocks[next];
-  if ((t->flags & CT_BB_CHECK) && w->f->site_bits + w->used >= CT_ACC_BITS - t->budget) {
-    if (w->used != w->nbits && !partial) {
-      w->why = "bits left at a check point that flushed";
-      return CT_WALK_BAD;
-    }
-    w->end = next;
-    return CT_WALK_END;
-  }
-  if (++w->idle > w->f->nblocks) { /* a cycle that reads no bits: runs forever */
-    w->why = "a loop without branches";
-    return partial ? CT_WALK_OUT : CT_WALK_BAD;
-  }
-  w->block = next;
-  return CT_WALK_BLOCK;
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crashtrail/abi.h"
 #include "dump_reader.h"
 #include "meta_reader.h"
 
@@ -55,8 +56,61 @@ struct ct_walk {
 /* Starts walking record acc of f: w->block is the record's first block. Returns CT_WALK_BLOCK,
  * or CT_WALK_BAD for an accumulator without sentinel or with an unknown site. */
 int ct_walk_start(struct ct_walk *w, const struct ct_mfunc *f, uint64_t acc);
+/* The successor of BRANCH block b whose code matches the next bits (consuming them), or -1. */
+int ct_walk_read_code(struct ct_walk *w, const struct ct_mblock *b);
+
 /* Moves to the next block that ran. `partial`: the accumulator was taken from a live frame,
- * so running out of bits at a branch is expected (CT_WALK_OUT) rather than corrupt. */
-int ct_walk_next(struct ct_walk *w, int partial);
+ * so running out of bits at a branch is expected (CT_WALK_OUT) rather than corrupt. Inline:
+ * it runs once per block of the whole history. */
+static inline int ct_walk_next(struct ct_walk *w, int partial) {
+  const struct ct_wblock *b = &w->f->wb[w->block];
+  uint32_t next;
+  switch (b->info & CT_WB_KIND) {
+  case CT_WB_JUMP:
+    next = b->succ[0];
+    break;
+  case CT_WB_BIT:
+  case CT_WB_CODES:
+    if (w->used == w->nbits) {
+      if (partial) return CT_WALK_OUT;
+      w->why = "record ends at a branch";
+      return CT_WALK_BAD;
+    }
+    if ((b->info & CT_WB_KIND) == CT_WB_BIT) {
+      next = b->succ[(w->acc >> (w->nbits - w->used - 1)) & 1];
+      w->used++;
+    } else {
+      int i = ct_walk_read_code(w, &w->f->blocks[w->block]);
+      if (i < 0) {
+        w->why = "no successor matches the recorded code";
+        return CT_WALK_BAD;
+      }
+      next = (uint32_t)i;
+    }
+    w->idle = 0;
+    break;
+  default: /* CALL, INVOKE, RETURN, RESUME, STOP: the record was flushed here */
+    if (w->used != w->nbits && !partial) {
+      w->why = "bits left at the end of the record";
+      return CT_WALK_BAD;
+    }
+    w->end = w->block;
+    return CT_WALK_END;
+  }
+  if (w->used >= w->f->wb[next].flush_used) { /* a check point that fired */
+    if (w->used != w->nbits && !partial) {
+      w->why = "bits left at a check point that flushed";
+      return CT_WALK_BAD;
+    }
+    w->end = next;
+    return CT_WALK_END;
+  }
+  if (++w->idle > w->f->nblocks) { /* a cycle that reads no bits: runs forever */
+    w->why = "a loop without branches";
+    return partial ? CT_WALK_OUT : CT_WALK_BAD;
+  }
+  w->block = next;
+  return CT_WALK_BLOCK;
+}
 
 #endif

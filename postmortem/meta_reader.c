@@ -164,8 +164,12 @@ static int read_function(struct unit_ctx *u, struct ct_cur *c, struct ct_mfunc *
   if (!c->ok || f->nblocks == 0 || f->nblocks > ct_cur_left(c)) return -1;
   f->blocks = ct_arena_alloc(a, f->nblocks * sizeof *f->blocks);
   if (!f->blocks) return -1;
-  for (uint32_t i = 0; i < f->nblocks; i++)
-    if (read_block(u, c, &f->blocks[i]) != 0) return -1;
+  for (uint32_t i = 0; i < f->nblocks; i++) {
+    struct ct_mblock *b = &f->blocks[i];
+    if (read_block(u, c, b) != 0) return -1;
+    for (uint32_t k = 0; k < b->nlines; k++)
+      b->lines[k].function = b->lines[k].inl ? b->lines[k].inl->function : f->display;
+  }
   f->block_site = ct_arena_alloc(a, f->nblocks * sizeof *f->block_site);
   if (!f->block_site) return -1;
   for (uint32_t i = 0; i < f->nblocks; i++) f->block_site[i] = -1;
@@ -292,7 +296,7 @@ int ct_meta_load(const void *sec, size_t len, int keep_unlinked, struct ct_meta 
     /* The linker may pad between units to their alignment. */
     while (ct_cur_left(&all) && *all.p == 0) all.p++;
   }
-  if (build_index(m) != 0 || build_name_index(m) != 0) {
+  if (build_index(m) != 0 || build_name_index(m) != 0 || ct_meta_build_walk(m) != 0) {
     ct_meta_free(m);
     return snprintf(err, errlen, "out of memory"), -1;
   }

@@ -25,6 +25,7 @@ struct ct_mline {
   const char *file;
   uint32_t line, col;
   const struct ct_inline_frame *inl; /* NULL when not inlined */
+  const char *function;              /* the innermost function: inl's, or the block's own */
 };
 
 struct ct_msucc {
@@ -38,6 +39,31 @@ struct ct_mblock {
   const char *callee;  /* CALL/INVOKE: direct callee's name, NULL for an indirect call */
   struct ct_msucc *succ;
   struct ct_mline *lines;
+  uint32_t table_bits;  /* multi-way BRANCH: successor index by the next table_bits bits (the
+                           longest code, zero-padded), UINT32_MAX where no code matches;
+                           0: search succ[] (meta_walk.c) */
+  uint32_t *code_table;
+};
+
+/* What walking a record and counting its steps needs of a block, packed so that two share a
+ * cache line (meta_walk.c): the decoder touches one per block of the whole history. */
+enum {
+  CT_WB_END = 0,      /* CALL, INVOKE, RETURN, RESUME, STOP: a record ends here */
+  CT_WB_JUMP = 1,     /* succ[0] */
+  CT_WB_BIT = 2,      /* a BRANCH whose codes are the bits 0 and 1: succ[bit] */
+  CT_WB_CODES = 3,    /* another BRANCH: ct_walk_read_code */
+  CT_WB_KIND = 3,
+  CT_WB_CHECK = 4,    /* a check point (its first step counts a loop iteration) */
+  CT_WB_LINE_SHIFT = 8 /* info >> this: the steps its lines make (equal neighbours are one) */
+};
+
+struct ct_wblock {
+  uint32_t succ[2];
+  uint32_t flush_used;   /* a record that has used this many path bits is flushed on entering
+                            it (a check point); UINT32_MAX: never */
+  uint32_t info;         /* CT_WB_* kind and flags | steps << CT_WB_LINE_SHIFT */
+  const void *first_key; /* its first and last line as merge keys: equal keys are the same */
+  const void *last_key;  /* (file, line, function); NULL without lines */
 };
 
 struct ct_mfunc {
@@ -46,6 +72,7 @@ struct ct_mfunc {
   uint32_t line, flags, site_bits, nsites, nblocks;
   uint32_t *site_block;
   uint32_t *site_kind;
+  struct ct_wblock *wb;   /* per block, for the decoder */
   int32_t *block_site;  /* per block: its site index, or -1 */
   struct ct_mblock *blocks;
   uint32_t unit;   /* which unit (translation unit or comdat) of the module described it */
@@ -71,6 +98,10 @@ struct ct_meta {
 int ct_meta_load(const void *sec, size_t len, int keep_unlinked, struct ct_meta **out, char *err,
                  size_t errlen);
 void ct_meta_free(struct ct_meta *m);
+
+/* Builds every function's ct_wblock table and multi-way code tables (meta_walk.c). 0, or -1
+ * when out of memory. */
+int ct_meta_build_walk(struct ct_meta *m);
 
 /* The function whose entry is at link address addr, or NULL. O(1). */
 const struct ct_mfunc *ct_meta_find(const struct ct_meta *m, uint64_t addr);

@@ -152,9 +152,13 @@ static void write_thread(struct jw *w, const struct ct_timeline *t, const struct
   jw_bool(w, th->wrapped);
   jw_key(w, "records");
   jw_uint(w, th->records);
+  if (th->first_seq) {
+    jw_key(w, "steps_not_kept");
+    jw_uint(w, th->first_seq);
+  }
   jw_key(w, "steps");
   jw_begin_array(w);
-  for (size_t i = 0; i < th->nsteps; i++) write_step(w, t, &th->steps[i], i);
+  for (size_t i = 0; i < th->nsteps; i++) write_step(w, t, &th->steps[i], th->first_seq + i);
   jw_end_array(w);
   jw_key(w, "stack");
   jw_begin_array(w);

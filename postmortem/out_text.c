@@ -63,12 +63,11 @@ static void print_step(FILE *out, const struct ct_timeline *t, const struct ct_s
 static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_tl_thread *th,
                         const struct ct_text_opts *o, struct ct_sources *src, const struct style *st) {
   const struct ct_step *s = th->steps;
-  size_t n = th->nsteps, i = 0;
-  if (o->max_steps && n > o->max_steps) {
+  size_t n = th->nsteps, i = 0, seq0 = th->first_seq;
+  if (o->max_steps && n > o->max_steps) i = n - o->max_steps;
+  if (seq0 + i)
     fprintf(out, "%s       ... %zu earlier steps not shown (--steps=N, 0 for all)%s\n", st->dim,
-            n - o->max_steps, st->reset);
-    i = n - o->max_steps;
-  }
+            seq0 + i, st->reset);
   while (i < n) {
     if (s[i].flags & CT_STEP_GAP)
       fprintf(out, "%s       ... earlier history was overwritten in the ring ...%s\n", st->yellow, st->reset);
@@ -84,7 +83,7 @@ static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_
         }
       }
     if (!best_p) {
-      print_step(out, t, &s[i], i, "", src, st);
+      print_step(out, t, &s[i], seq0 + i, "", src, st);
       i++;
       continue;
     }
@@ -95,7 +94,7 @@ static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_
     }
     fprintf(out, "%s       loop: %s lines %u-%u x %zu (%zu steps folded; --all shows them)%s\n",
             st->yellow, short_path(s[i].file), lo, hi, best_k, best_p * (best_k - 1), st->reset);
-    for (size_t j = 0; j < best_p; j++) print_step(out, t, &s[i + j], i + j, "  ", src, st);
+    for (size_t j = 0; j < best_p; j++) print_step(out, t, &s[i + j], seq0 + i + j, "  ", src, st);
     i += best_p * best_k;
   }
 }
@@ -105,7 +104,8 @@ static void print_calls(FILE *out, const struct ct_timeline *t, const struct ct_
   const char *prev = NULL;
   int prev_mod = -1;
   size_t shown = 0, transitions = 0;
-  fprintf(out, "\n%sCalls, oldest first:%s ", st->bold, st->reset);
+  fprintf(out, "\n%sCalls%s, oldest first:%s ", st->bold,
+          th->first_seq ? " in the steps kept" : "", st->reset);
   for (size_t i = 0; i < th->nsteps; i++) {
     const struct ct_step *s = &th->steps[i];
     if (!(s->flags & CT_STEP_ENTRY) || !s->outer) continue;
@@ -195,7 +195,7 @@ void ct_write_text(const struct ct_timeline *t, FILE *out, const struct ct_text_
     fprintf(out, "\n%sThread %u%s%s%s%s%s%s, %zu steps from %llu records, oldest first:%s\n",
             st->bold, th->tid, th->name[0] ? " (" : "", th->name, th->name[0] ? ")" : "",
             (int)i == t->crashed ? ", crashed" : "", th->flags & CT_THR_EXITED ? ", exited" : "",
-            th->flags & CT_THR_PREFORK ? ", before fork" : "", th->nsteps,
+            th->flags & CT_THR_PREFORK ? ", before fork" : "", th->first_seq + th->nsteps,
             (unsigned long long)th->records, st->reset);
     print_steps(out, t, th, o, src, st);
     if ((int)i == t->crashed || i == 0) print_calls(out, t, th, st);

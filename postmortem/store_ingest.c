@@ -284,7 +284,7 @@ static int insert_steps(struct ingest *g, sqlite3_stmt *st, int64_t thread,
             file = intern(&g->in, s->file), inl = inline_id(g, s->inl);
     if (fn < 0 || outer < 0 || file < 0 || inl < 0) return -1;
     sqlite3_bind_int64(st, 1, thread);
-    sqlite3_bind_int64(st, 2, (int64_t)k);
+    sqlite3_bind_int64(st, 2, (int64_t)(th->first_seq + k));
     sqlite3_bind_int(st, 3, s->module);
     bind_id(st, 4, fn);
     bind_id(st, 5, outer);
@@ -305,7 +305,7 @@ static int insert_frames(sqlite3_stmt *st, int64_t thread, const struct ct_tl_th
   for (size_t k = 0; k < th->nstack; k++) {
     const struct ct_frame *f = &th->stack[k];
     sqlite3_bind_int64(st, 1, thread);
-    sqlite3_bind_int64(st, 2, (int64_t)k);
+    sqlite3_bind_int64(st, 2, (int64_t)(th->first_seq + k));
     sqlite3_bind_int64(st, 3, (int64_t)f->pc);
     sqlite3_bind_int(st, 4, f->module);
     bind_text(st, 5, f->function);
@@ -322,7 +322,7 @@ static int insert_locals(sqlite3_stmt *st, int64_t thread, const struct ct_tl_th
   for (size_t k = 0; k < th->nlocals; k++) {
     const struct ct_local *l = &th->locals[k];
     sqlite3_bind_int64(st, 1, thread);
-    sqlite3_bind_int64(st, 2, (int64_t)k);
+    sqlite3_bind_int64(st, 2, (int64_t)(th->first_seq + k));
     bind_text(st, 3, l->function);
     bind_text(st, 4, l->name);
     bind_text(st, 5, l->type);

@@ -57,6 +57,7 @@ int ct_tl_add_step(struct ct_tl_thread *th, const struct ct_step *s) {
     th->steps = ns;
     th->cap = cap;
   }
+  if (s->depth < th->min_depth) th->min_depth = s->depth;
   th->steps[th->nsteps] = *s;
   th->steps[th->nsteps++].flags &= (uint16_t)~CT_STEP_LOOP;
   return 0;
@@ -132,16 +133,14 @@ out:
   free(seg);
   if (rc == 0 && (th->flags & CT_THR_EXITED) && !(th->flags & CT_THR_PREFORK))
     ct_callstack_return_all(cs); /* its start routine returned */
+  if (ct_callstack_end_window(cs) != 0) rc = -1;
   if (keep && rc == 0) *keep = cs;
   else ct_callstack_free(cs);
   return rc;
 }
 
 static void normalise_depth(struct ct_tl_thread *th) {
-  uint32_t min = UINT32_MAX;
-  for (size_t i = 0; i < th->nsteps; i++)
-    if (th->steps[i].depth < min) min = th->steps[i].depth;
-  for (size_t i = 0; i < th->nsteps; i++) th->steps[i].depth -= min;
+  for (size_t i = 0; i < th->nsteps; i++) th->steps[i].depth -= th->min_depth;
 }
 
 static int add_thread(struct ct_timeline *t, uint32_t tid, uint32_t flags, const char *name) {
@@ -158,6 +157,7 @@ static int add_thread(struct ct_timeline *t, uint32_t tid, uint32_t flags, const
   memset(th, 0, sizeof *th);
   th->tid = tid;
   th->flags = flags;
+  th->min_depth = UINT32_MAX;
   if (name) snprintf(th->name, sizeof th->name, "%s", name);
   return (int)t->nthreads++;
 }
@@ -205,7 +205,7 @@ static int fill_info(struct ct_timeline *t, const struct ct_dump *d, const struc
   return 0;
 }
 
-int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks,
+int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks, size_t max_steps,
                       struct ct_timeline **out, char *err, size_t errlen) {
   struct ct_timeline *t = calloc(1, sizeof *t);
   uint32_t focus = d->has_signal ? d->signal.tid : d->has_regs ? d->regs.tid : 0;
@@ -215,6 +215,7 @@ int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks,
   t->mods = m;
   t->crashed = -1;
   t->keep_blocks = keep_blocks;
+  t->max_steps = max_steps;
   if (fill_info(t, d, m) != 0) goto oom;
   /* The thread the dump is about goes first. */
   if (focus && add_thread(t, focus, d->has_signal ? CT_THR_CRASHED : 0, NULL) < 0) goto oom;
@@ -236,7 +237,16 @@ int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks,
     if (d->has_signal) t->crashed = 0;
   }
   ct_callstack_free(focus_cs);
-  for (size_t i = 0; i < t->nthreads; i++) normalise_depth(&t->threads[i]);
+  for (size_t i = 0; i < t->nthreads; i++) {
+    struct ct_tl_thread *th = &t->threads[i];
+    if (max_steps && th->nsteps > max_steps) { /* the crash's steps came after the window */
+      size_t drop = th->nsteps - max_steps;
+      memmove(th->steps, th->steps + drop, max_steps * sizeof *th->steps);
+      th->nsteps = max_steps;
+      th->first_seq += drop;
+    }
+    normalise_depth(th);
+  }
   if (ct_timeline_exec_tables(t) != 0) goto oom;
   *out = t;
   return 0;

@@ -60,8 +60,10 @@ struct ct_tl_thread {
   struct ct_block_ref *blocks; /* only when built with keep_blocks */
   size_t nblocks, blocks_cap;
   char name[17];
-  struct ct_step *steps;
+  struct ct_step *steps;  /* oldest first; steps[0] is step number first_seq of the thread */
   size_t nsteps, cap;
+  size_t first_seq;       /* steps decoded but not kept (the timeline's max_steps) */
+  uint32_t min_depth;     /* the smallest depth of all steps, kept or not */
   struct ct_frame *stack;
   size_t nstack;
   struct ct_local *locals;  /* variables of the innermost frame DWARF describes (dumped thread) */
@@ -116,13 +118,16 @@ struct ct_timeline {
   size_t nwarnings;
   int pending_recovered;        /* the crashing frame's unfinished path was read from DWARF */
   int keep_blocks;              /* also record every decoded block (ct_tl_thread.blocks) */
+  size_t max_steps;             /* keep only the newest steps of each thread, 0 = all */
   struct ct_arena arena;
 };
 
-/* Builds the timeline of a dump whose modules are resolved. Returns 0, or -1 (out of memory)
- * with a reason in err. Problems that only degrade it (a corrupt record, no DWARF for a
+/* Builds the timeline of a dump whose modules are resolved. Every record is decoded; with
+ * max_steps > 0 only the newest max_steps steps of each thread are kept (the rest are counted:
+ * first_seq), which keeps memory bounded however long the history. Returns 0, or -1 (out of
+ * memory) with a reason in err. Problems that only degrade it (a corrupt record, no DWARF for a
  * frame) become warnings. */
-int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks,
+int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks, size_t max_steps,
                       struct ct_timeline **out, char *err, size_t errlen);
 void ct_timeline_free(struct ct_timeline *t);
 void ct_timeline_warn(struct ct_timeline *t, const char *fmt, ...)

@@ -29,6 +29,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from window_check import check_windows  # noqa: E402
+
 
 def parse_header(path):
     text = open(path).read()
@@ -241,6 +244,9 @@ def main():
         tl = json.loads(j.stdout)
         if tl["format"] != "crashtrail-timeline" or tl["version"] != 1:
             fail("wrong format header")
+        problems = check_windows(crashtrail, dump, tl, show_args)
+        if problems:
+            fail("--steps=N differs from the full timeline:\n" + "\n".join(problems[:10]))
         if tl["signal"]["name"] != spec["signal"]:
             fail("signal %s, expected %s" % (tl["signal"]["name"], spec["signal"]))
         crashed = [t for t in tl["threads"] if t["crashed"]]

@@ -41,8 +41,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 import classify  # noqa: E402
 import oracle  # noqa: E402
+import window_check  # noqa: E402
 
 CC = "clang-14"
 TARGET_LCS = {"O0": 0.99, "O2": 0.97}
@@ -507,6 +509,12 @@ def analyse_case(env, case, exe, rdir, res):
     with open(os.path.join(rdir, "timeline.json"), "w") as fh:
         fh.write(show.stdout)
     steps, thread = oracle.timeline_steps(tl_json)
+    longest = max((len(t["steps"]) for t in tl_json["threads"]), default=0)
+    problems = window_check.check_windows(env.crashtrail, dumps[0], tl_json,
+                                          sizes=[1, 200, 5000, max(1, longest - 1)])
+    if problems:
+        res["error"] = "--steps=N differs from the full timeline: " + "; ".join(problems[:3])
+        return
     if thread is None or thread["tid"] != int(rep["crashed"]):
         res["error"] = "the dump's crashed thread is not the oracle's (%s vs %s)" % (
             thread and thread["tid"], rep["crashed"])

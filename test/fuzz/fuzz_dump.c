@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!sink) sink = fopen("/dev/null", "w");
   if (ct_dump_parse(data, size, &d, err, sizeof err) == 0 &&
       ct_modules_resolve(d, &ro, &m, err, sizeof err) == 0 &&
-      ct_timeline_build(d, m, 1, &t, err, sizeof err) == 0) {
+      ct_timeline_build(d, m, 1, 0, &t, err, sizeof err) == 0) {
     ct_write_json(t, sink);
     ct_write_blocks(t, sink);
   }

@@ -121,14 +121,41 @@ static struct ct_mblock blocks[5] = {
     {.term = CT_TERM_RETURN},
 };
 static uint32_t site_block[3] = {0, 3, 3}, site_kind[3] = {CT_SITE_ENTRY, CT_SITE_AFTER_CALL, CT_SITE_CHECK};
-static struct ct_mfunc fn = {.addr = 0x1000, .name = "f", .display = "f", .site_bits = 2, .nsites = 3,
-                             .nblocks = 5, .site_block = site_block, .site_kind = site_kind, .blocks = blocks};
+/* A three-way switch:    0: branch -> 1 (code 0) | 2 (code 10) | 3 (code 11); 1-3: return.
+ * It decodes through a lookup table (meta_walk.c), zero-padded at the end of the bits. */
+static struct ct_msucc w0[3] = {{1, 1, 0}, {2, 2, 2}, {3, 2, 3}};
+static struct ct_mblock sw_blocks[4] = {
+    {.term = CT_TERM_BRANCH, .nsucc = 3, .succ = w0},
+    {.term = CT_TERM_RETURN}, {.term = CT_TERM_RETURN}, {.term = CT_TERM_RETURN},
+};
+static uint32_t sw_site_block[1] = {0}, sw_site_kind[1] = {CT_SITE_ENTRY};
+static struct ct_mfunc funcs[2] = {
+    {.addr = 0x1000, .name = "f", .display = "f", .site_bits = 2, .nsites = 3, .nblocks = 5,
+     .site_block = site_block, .site_kind = site_kind, .blocks = blocks},
+    {.addr = 0x2000, .name = "sw", .display = "sw", .site_bits = 0, .nsites = 1, .nblocks = 4,
+     .site_block = sw_site_block, .site_kind = sw_site_kind, .blocks = sw_blocks},
+};
+#define fn funcs[0]
 
 /* Walks acc; writes the blocks into out (terminated by -1) and returns the final status. */
 static int walk(uint64_t acc, int partial, int *out, int max) {
   struct ct_walk w;
   int n = 0, st = ct_walk_start(&w, &fn, acc);
   while (st == CT_WALK_BLOCK && n < max - 1) {
+    out[n++] = (int)w.block;
+    st = ct_walk_next(&w, partial);
+  }
+  out[n] = -1;
+  return st;
+}
+
+/* The blocks of sw walked from bits; returns the final status. */
+static int walk_sw(const char *bits, int partial, int *out) {
+  uint64_t acc = 1;
+  for (const char *p = bits; *p; p++) acc = acc << 1 | (uint64_t)(*p == '1');
+  struct ct_walk w;
+  int n = 0, st = ct_walk_start(&w, &funcs[1], acc);
+  while (st == CT_WALK_BLOCK && n < 8) {
     out[n++] = (int)w.block;
     st = ct_walk_next(&w, partial);
   }
@@ -186,10 +213,26 @@ static void test_walks(void) {
   CHECK(same(b, (int[]){3, 3, 4, -1}));
 }
 
+static void test_switch_table(void) {
+  int b[16];
+  CHECK(sw_blocks[0].table_bits == 2);
+  CHECK(walk_sw("0", 0, b) == CT_WALK_END && same(b, (int[]){0, 1, -1}));
+  CHECK(walk_sw("10", 0, b) == CT_WALK_END && same(b, (int[]){0, 2, -1}));
+  CHECK(walk_sw("11", 0, b) == CT_WALK_END && same(b, (int[]){0, 3, -1}));
+  /* one bit "1" left: padded to "10", whose code is longer than the bits: no successor */
+  CHECK(walk_sw("1", 1, b) == CT_WALK_BAD);
+  CHECK(walk_sw("", 1, b) == CT_WALK_OUT && same(b, (int[]){0, -1}));
+  CHECK(walk_sw("011", 0, b) == CT_WALK_BAD); /* bits left at the return */
+}
+
 int main(void) {
+  struct ct_meta meta = {.funcs = funcs, .nfuncs = 2};
+  CHECK(ct_meta_build_walk(&meta) == 0);
   test_ring_order_and_stamps();
   test_ring_cut();
   test_walks();
+  test_switch_table();
+  ct_arena_free(&meta.arena);
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   else printf("decoder: all checks passed\n");
   return failures != 0;
