@@ -99,21 +99,27 @@ static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_
   }
 }
 
+/* The function entries of the steps kept, collapsed where one repeats; the newest 60. */
+static int new_call(const struct ct_step *s, const char **prev) {
+  if (!(s->flags & CT_STEP_ENTRY) || !s->outer) return 0;
+  if (*prev && !strcmp(s->outer, *prev)) return 0;
+  *prev = s->outer;
+  return 1;
+}
+
 static void print_calls(FILE *out, const struct ct_timeline *t, const struct ct_tl_thread *th,
                         const struct style *st) {
   const char *prev = NULL;
   int prev_mod = -1;
-  size_t shown = 0, transitions = 0;
-  fprintf(out, "\n%sCalls%s, oldest first:%s ", st->bold,
+  size_t calls = 0, shown = 0, transitions = 0;
+  for (size_t i = 0; i < th->nsteps; i++) calls += new_call(&th->steps[i], &prev);
+  fprintf(out, "\n%sCalls%s, newest last:%s ", st->bold,
           th->first_seq ? " in the steps kept" : "", st->reset);
-  for (size_t i = 0; i < th->nsteps; i++) {
-    const struct ct_step *s = &th->steps[i];
-    if (!(s->flags & CT_STEP_ENTRY) || !s->outer) continue;
-    if (prev && !strcmp(s->outer, prev)) continue;
-    if (shown++ < 60) fprintf(out, "%s%s", shown > 1 ? " > " : "", s->outer);
-    prev = s->outer;
-  }
-  if (shown > 60) fprintf(out, " ... (%zu calls)", shown);
+  if (calls > 60) fprintf(out, "(%zu calls, the last 60) ... ", calls);
+  prev = NULL;
+  for (size_t i = 0, k = 0; i < th->nsteps; i++)
+    if (new_call(&th->steps[i], &prev) && k++ >= (calls > 60 ? calls - 60 : 0))
+      fprintf(out, "%s%s", shown++ ? " > " : "", th->steps[i].outer);
   fputc('\n', out);
   for (size_t i = 0; i < th->nsteps; i++) {
     if (prev_mod >= 0 && th->steps[i].module != prev_mod) {
