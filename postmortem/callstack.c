@@ -10,15 +10,9 @@
  *    (then its next record is written) or reaches one flush, written or elided by its block's
  *    CT_BB_ELIDE flag.
  *  - Records are never dropped to fit the model: a record that does not fit resynchronises it.
+
  *
- * Windowed decoding (the timeline keeps only the newest max_steps steps): blocks are not
- * turned into steps as they are walked. Each is counted (its lines' steps, less one when its
- * first line continues the previous step) and put in a ring of at least max_steps blocks
- * (a block that makes no step of its own only adds a loop iteration to the newest one, so
- * the ring always holds the window); at the end the ring's blocks are turned into steps by the
- * same code as unwindowed decoding. So the steps kept are the same steps, and the count of
- * those not kept is exact (only the oldest kept step's loop count can miss iterations that
- * ran before its block left the ring).
+ * Steps are made, or with the timeline's max_steps counted, by step_window.c.
  */
 #include "callstack.h"
 
@@ -26,6 +20,7 @@
 #include <string.h>
 
 #include "crashtrail/abi.h"
+#include "step_window.h"
 
 enum frame_kind {
   FR_KNOWN,   /* an instrumented function, at `site` */
@@ -43,18 +38,6 @@ struct frame {
 
 #define CT_CS_MAX_FRAMES (1u << 16)
 
-/* A block walked but not yet turned into steps (windowed decoding). */
-struct pending {
-  const struct ct_mfunc *f;
-  uint32_t block;  /* NO_LINES_STEP: the one step of a function without line tables */
-  uint32_t depth;
-  uint32_t repeat; /* loop iterations of its last line merged into it by the blocks after it */
-  uint16_t mod, flags; /* CT_STEP_ENTRY / CT_STEP_GAP of its first step */
-  uint64_t time;
-};
-
-#define NO_LINES_STEP UINT32_MAX
-
 #define CALLEE_CACHE_BITS 12
 struct callee_slot {
   const struct ct_mblock *block; /* NULL: empty */
@@ -70,11 +53,7 @@ struct ct_callstack {
   size_t path_cap;
   uint64_t time;  /* of the record being decoded: given to the steps of elided ones too */
   int gap;        /* the next step starts after lost history */
-  /* windowed decoding: a ring of the newest pending blocks, q_mask + 1 >= window of them */
-  size_t window;
-  struct pending *q;
-  size_t q_mask, q_pushed, total;
-  const void *tail; /* the newest step's merge key (ct_wblock), NULL before the first */
+  struct ct_step_window *sw; /* windowed decoding (timeline max_steps), else NULL */
   struct callee_slot callees[1u << CALLEE_CACHE_BITS]; /* direct-mapped, by calling block */
 };
 
@@ -83,14 +62,9 @@ struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread
   if (!cs) return NULL;
   cs->t = t;
   cs->th = th;
-  if ((cs->window = t->max_steps)) {
-    size_t cap = 64;
-    while (cap < cs->window) cap *= 2;
-    if (!(cs->q = malloc(cap * sizeof *cs->q))) {
-      free(cs);
-      return NULL;
-    }
-    cs->q_mask = cap - 1;
+  if (t->max_steps && !(cs->sw = ct_sw_new(th, t->max_steps))) {
+    free(cs);
+    return NULL;
   }
   return cs;
 }
@@ -99,7 +73,7 @@ void ct_callstack_free(struct ct_callstack *cs) {
   if (!cs) return;
   free(cs->fr);
   free(cs->path);
-  free(cs->q);
+  ct_sw_free(cs->sw);
   free(cs);
 }
 
@@ -141,90 +115,22 @@ static void log_block(struct ct_tl_thread *th, const struct ct_mfunc *f, uint32_
   th->blocks[th->nblocks++] = (struct ct_block_ref){f->addr, block, module};
 }
 
-/* The step of a function built without line tables: the record still proves it ran. */
-static void add_no_lines_step(struct ct_tl_thread *th, const struct ct_mfunc *f, uint16_t mod,
-                              uint16_t flags, uint32_t depth, uint64_t time) {
-  struct ct_step s = {.function = f->display, .outer = f->display, .fn = f, .module = mod,
-                      .flags = flags, .depth = depth, .time_ns = time};
-  ct_tl_add_step(th, &s);
-}
-
-/* The steps of one block; `flags` go to its first. */
-static void add_block_steps(struct ct_tl_thread *th, const struct ct_mfunc *f, uint16_t mod,
-                            const struct ct_mblock *b, uint16_t flags, uint32_t depth,
-                            uint64_t time) {
-  struct ct_step s = {.outer = f->display, .fn = f, .module = mod, .depth = depth, .time_ns = time};
-  for (uint32_t i = 0; i < b->nlines; i++) {
-    const struct ct_mline *l = &b->lines[i];
-    s.function = l->function;
-    s.file = l->file;
-    s.line = l->line;
-    s.col = l->col;
-    s.inl = l->inl;
-    s.flags = (uint16_t)(i == 0 ? flags | (b->flags & CT_BB_CHECK ? CT_STEP_LOOP : 0) : 0);
-    ct_tl_add_step(th, &s);
-  }
-}
-
-/* Windowed decoding of blocks[0..n) of f, walked from `site`: each block is counted (its
- * lines' steps, less one if its first line continues the newest step) and put in the ring. A
- * block that makes no step of its own only adds a loop iteration to the newest one; so every
- * block in the ring makes a step, and its q_mask + 1 >= window blocks hold the window. The
- * ring's state is kept in locals: this runs once per block of the whole history. */
-static void emit_counted(struct ct_callstack *cs, const struct ct_mfunc *f, uint16_t mod,
-                         uint32_t site, const uint32_t *blocks, size_t n) {
-  struct pending *q = cs->q;
-  size_t mask = cs->q_mask, pushed = cs->q_pushed, total = cs->total;
-  const void *tail = cs->tail;
-  uint32_t depth = (uint32_t)(cs->th->depth + CT_DEPTH_BIAS);
-  uint16_t flags = (uint16_t)((site == 0 ? CT_STEP_ENTRY : 0) | (cs->gap ? CT_STEP_GAP : 0));
-  if ((f->flags & CT_FN_NO_DEBUG) && site != UINT32_MAX) {
-    if (flags || tail != f->display) { /* the key of its step: see emit() */
-      q[pushed++ & mask] = (struct pending){f, NO_LINES_STEP, depth, 0, mod, flags, cs->time};
-      total++;
-    }
-    tail = f->display;
-    flags = 0;
-    cs->gap = 0;
-  }
-  for (size_t k = 0; k < n; k++) {
-    const struct ct_wblock *b = &f->wb[blocks[k]];
-    if (!b->first_key) {
-      flags &= (uint16_t)~CT_STEP_ENTRY; /* only the first block's first line is the entry */
-      continue;
-    }
-    uint32_t steps = (b->info >> CT_WB_LINE_SHIFT) - (!flags && b->first_key == tail);
-    if (steps) {
-      q[pushed++ & mask] = (struct pending){f, blocks[k], depth, 0, mod, flags, cs->time};
-      total += steps;
-    } else if ((b->info & CT_WB_CHECK) && pushed) {
-      q[(pushed - 1) & mask].repeat++;
-    }
-    tail = b->last_key;
-    flags = 0;
-    cs->gap = 0;
-  }
-  if (total != cs->total && depth < cs->th->min_depth) cs->th->min_depth = depth;
-  cs->q_pushed = pushed;
-  cs->total = total;
-  cs->tail = tail;
-}
-
-/* The steps of blocks[0..n) of f, walked from `site`. */
+/* The steps of blocks[0..n) of f, walked from `site` (UINT32_MAX: the rest of a walk). */
 static void emit(struct ct_callstack *cs, const struct ct_mfunc *f, uint16_t mod, uint32_t site,
                  const uint32_t *blocks, size_t n) {
   struct ct_tl_thread *th = cs->th;
+  uint32_t depth = (uint32_t)(th->depth + CT_DEPTH_BIAS);
   if (cs->t->keep_blocks)
     for (size_t k = 0; k < n; k++) log_block(th, f, blocks[k], mod);
-  if (cs->window) {
-    emit_counted(cs, f, mod, site, blocks, n);
+  if (cs->sw) {
+    struct ct_sw_at at = {mod, depth, cs->time, &cs->gap};
+    ct_sw_blocks(cs->sw, f, site, blocks, n, &at);
     return;
   }
-  uint32_t depth = (uint32_t)(th->depth + CT_DEPTH_BIAS);
   int first = 1;
   if ((f->flags & CT_FN_NO_DEBUG) && site != UINT32_MAX) {
     uint16_t flags = (uint16_t)((site == 0 ? CT_STEP_ENTRY : 0) | (cs->gap ? CT_STEP_GAP : 0));
-    add_no_lines_step(th, f, mod, flags, depth, cs->time);
+    ct_add_no_lines_step(th, f, mod, flags, depth, cs->time);
     cs->gap = first = 0;
   }
   for (size_t k = 0; k < n; k++) {
@@ -233,32 +139,15 @@ static void emit(struct ct_callstack *cs, const struct ct_mfunc *f, uint16_t mod
     uint16_t flags = (uint16_t)((first && k == 0 && site == 0 ? CT_STEP_ENTRY : 0) |
                                 (cs->gap ? CT_STEP_GAP : 0));
     cs->gap = first = 0;
-    add_block_steps(th, f, mod, b, flags, depth, cs->time);
+    ct_add_block_steps(th, f, mod, b, flags, depth, cs->time);
   }
 }
 
 int ct_callstack_end_window(struct ct_callstack *cs) {
-  if (!cs || !cs->window) return 0;
-  struct ct_tl_thread *th = cs->th;
-  size_t n = cs->q_pushed < cs->q_mask + 1 ? cs->q_pushed : cs->q_mask + 1;
-  for (size_t i = cs->q_pushed - n; i < cs->q_pushed; i++) {
-    const struct pending *p = &cs->q[i & cs->q_mask];
-    if (p->block == NO_LINES_STEP) add_no_lines_step(th, p->f, p->mod, p->flags, p->depth, p->time);
-    else add_block_steps(th, p->f, p->mod, &p->f->blocks[p->block], p->flags, p->depth, p->time);
-    if (th->nsteps) th->steps[th->nsteps - 1].repeat += p->repeat;
-  }
-  /* The first block's first step may continue an older one: it stands for that step. */
-  th->first_seq = cs->total - th->nsteps;
-  if (th->nsteps > cs->window) {
-    size_t drop = th->nsteps - cs->window;
-    memmove(th->steps, th->steps + drop, cs->window * sizeof *th->steps);
-    th->nsteps = cs->window;
-    th->first_seq += drop;
-  }
-  free(cs->q);
-  cs->q = NULL;
-  cs->q_pushed = cs->q_mask = 0;
-  cs->window = 0;
+  if (!cs || !cs->sw) return 0;
+  ct_sw_finish(cs->sw);
+  ct_sw_free(cs->sw);
+  cs->sw = NULL;
   return 0;
 }
 
@@ -324,11 +213,11 @@ static void finish(struct ct_callstack *cs, uint32_t b, uint32_t end) {
   }
 }
 
-/* f's walk from `site` while it reads no bits, into cs->path. Returns 1 if it ends at an
- * elided flush (*end: its block), 0 if a record is written before (a branch needs bits, a
- * flush is always written, a check point fires) or it loops without a branch. */
+/* f's walk from `site` while it reads no bits, into cs->path, when it ends at an elided flush
+ * (f->site_elided: returns 1, *end its block); else returns 0 (a record is written first). */
 static int zero_walk(struct ct_callstack *cs, const struct ct_mfunc *f, uint32_t site, size_t *n,
                      uint32_t *end) {
+  if ((*end = f->site_elided[site]) == UINT32_MAX) return 0;
   if (cs->path_cap < (size_t)f->nblocks + 1) {
     uint32_t *np = realloc(cs->path, ((size_t)f->nblocks + 1) * sizeof *np);
     if (!np) return 0;
@@ -336,21 +225,9 @@ static int zero_walk(struct ct_callstack *cs, const struct ct_mfunc *f, uint32_t
     cs->path_cap = (size_t)f->nblocks + 1;
   }
   uint32_t b = f->site_block[site];
-  *n = 0;
-  while (*n <= f->nblocks) {
-    const struct ct_mblock *mb = &f->blocks[b];
-    cs->path[(*n)++] = b;
-    if (mb->term == CT_TERM_JUMP) {
-      uint32_t next = mb->succ[0].block;
-      if (f->wb[next].flush_used == 0) return 0; /* a check point fires on entry */
-      b = next;
-      continue;
-    }
-    if (mb->term == CT_TERM_BRANCH || !(mb->flags & CT_BB_ELIDE)) return 0;
-    *end = b;
-    return 1;
-  }
-  return 0;
+  for (*n = 0; b != *end; b = f->blocks[b].succ[0].block) cs->path[(*n)++] = b; /* jumps */
+  cs->path[(*n)++] = b;
+  return 1;
 }
 
 /* The innermost frame's next flush is elided: emits the steps up to it and applies it.
@@ -377,9 +254,8 @@ static int reachable(struct ct_callstack *cs, size_t k, const struct ct_mfunc *f
     else return 0;
     if (cur.kind != FR_KNOWN) continue; /* code without records: may have returned too */
     if (cur.f == f && cur.site == site) return 1;
-    size_t n;
-    uint32_t end;
-    if (!zero_walk(cs, cur.f, cur.site, &n, &end)) return 0;
+    uint32_t end = cur.f->site_elided[cur.site];
+    if (end == UINT32_MAX) return 0;
     const struct ct_mblock *mb = &cur.f->blocks[end];
     if (mb->term == CT_TERM_RETURN || mb->term == CT_TERM_RESUME) continue; /* popped */
     if (mb->term != CT_TERM_CALL && mb->term != CT_TERM_INVOKE) return 0;
@@ -405,9 +281,7 @@ static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_
     if (top->kind == FR_KNOWN) {
       /* A frame whose next flush is elided writes a record there only when stamping made it
        * (then an empty one): a record with bits is someone else's. */
-      size_t n;
-      uint32_t end;
-      if (top->f == f && top->site == site && (empty || !zero_walk(cs, f, site, &n, &end)))
+      if (top->f == f && top->site == site && (empty || f->site_elided[site] == UINT32_MAX))
         return;
       if (advance(cs)) continue;
       break;
@@ -463,6 +337,14 @@ void ct_callstack_record(struct ct_callstack *cs, const struct ct_rec *r, struct
   cs->time = r->time_ns;
   cs->gap |= gap;
   locate(cs, f, m, mod, w.site, w.nbits == 0);
+  if (cs->sw && !cs->t->keep_blocks) { /* counted whole, if it decodes cleanly */
+    struct ct_sw_at at = {mod, (uint32_t)(th->depth + CT_DEPTH_BIAS), cs->time, &cs->gap};
+    uint32_t last, end;
+    if (ct_sw_record(cs->sw, f, r->acc, w.site, &at, &last, &end)) {
+      if (cs->n && cs->fr[cs->n - 1].f == f) finish(cs, last, end);
+      return;
+    }
+  }
   if (cs->path_cap < (size_t)f->nblocks + 1) {
     uint32_t *np = realloc(cs->path, ((size_t)f->nblocks + 1) * sizeof *np);
     if (!np) return;

@@ -19,6 +19,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "crashtrail/abi.h"
 
@@ -34,6 +35,39 @@ static int chunk_cmp(const void *a, const void *b) {
 
 static uint32_t tag_of(uint64_t w0) {
   return (w0 & CT_REC_STAMPED) ? 0 : (uint32_t)(w0 >> CT_REC_TAG_SHIFT);
+}
+
+static int add_stamp(struct ct_ring_records *rr, size_t index, uint64_t stamp) {
+  if (rr->nstamps == rr->stamps_cap) {
+    size_t cap = rr->stamps_cap ? rr->stamps_cap * 2 : 64;
+    struct ct_rec_stamp *ns = realloc(rr->stamps, cap * sizeof *ns);
+    if (!ns) return -1;
+    rr->stamps = ns;
+    rr->stamps_cap = cap;
+  }
+  rr->stamps[rr->nstamps++] = (struct ct_rec_stamp){index, stamp};
+  return 0;
+}
+
+uint64_t ct_ring_stamp(const struct ct_ring_records *rr, size_t index) {
+  size_t lo = 0, hi = rr->nstamps;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (rr->stamps[mid].index < index) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < rr->nstamps && rr->stamps[lo].index == index ? rr->stamps[lo].stamp : CT_NO_STAMP;
+}
+
+static struct ct_rec *alloc_records(size_t n, size_t *mapped) {
+  size_t bytes = n * sizeof(struct ct_rec);
+  *mapped = 0;
+  if (bytes < (8u << 20)) return malloc(bytes);
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without it, 4 KB pages */
+  *mapped = bytes;
+  return p;
 }
 
 int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_ring_records *out) {
@@ -55,6 +89,13 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
   size_t first = 0;
   while (first < nc && ch[first].gen + nchunks <= ch[nc - 1].gen) first++;
   out->skipped += first;
+  /* One allocation of the most records the live chunks can hold; a large one in huge pages,
+   * which a 64 MB ring's 130 MB of records would otherwise fault in 4 KB at a time. */
+  cap = (nc - first) * (slots - CT_CHUNK_HEADER_SLOTS);
+  if (cap && !(out->recs = alloc_records(cap, &out->mapped))) {
+    free(ch);
+    return -1;
+  }
   for (size_t c = first; c < nc; c++) {
     const uint64_t *w = ch[c].w;
     uint64_t base = w[1], time = w[3];
@@ -78,41 +119,41 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
         out->skipped++;
         continue;
       }
-      if (out->n == cap) {
-        cap = cap ? cap * 2 : 1024;
-        struct ct_rec *nr = realloc(out->recs, cap * sizeof *nr);
-        if (!nr) {
+      struct ct_rec *rec = &out->recs[out->n++];
+      rec->time_ns = time;
+      rec->fn = cut ? 0 : w0 & CT_REC_ADDR_MASK; /* a CUT orders like a stamped record and */
+      rec->acc = cut ? 0 : w1;                    /* decodes to nothing */
+      if (cut || (w0 & CT_REC_STAMPED)) {
+        uint64_t low = w0 >> CT_REC_TAG_SHIFT;
+        uint64_t stamp = cut ? (base = w1) : base + ((low - (base & 0xffff)) & 0xffff);
+        if (add_stamp(out, out->n - 1, stamp) != 0) {
           free(ch);
           return -1;
         }
-        out->recs = nr;
-      }
-      struct ct_rec *rec = &out->recs[out->n++];
-      rec->time_ns = time;
-      if (cut) { /* orders like a stamped record, decodes to nothing */
-        rec->fn = rec->acc = 0;
-        rec->stamp = base = w1;
-        continue;
-      }
-      rec->fn = w0 & CT_REC_ADDR_MASK;
-      rec->acc = w1;
-      rec->stamp = CT_NO_STAMP;
-      if (w0 & CT_REC_STAMPED) {
-        uint64_t low = w0 >> CT_REC_TAG_SHIFT;
-        rec->stamp = base + ((low - (base & 0xffff)) & 0xffff);
       }
     }
     size_t in_chunk = out->n - first_rec;
-    if (until > time && in_chunk > 1)
-      for (size_t k = 0; k < in_chunk; k++)
-        out->recs[first_rec + k].time_ns = time + (until - time) * k / in_chunk;
+    if (until > time && in_chunk > 1) {
+      /* time + delta * k / in_chunk, exactly, without a division per record */
+      uint64_t delta = until - time, q = delta / in_chunk, r = delta % in_chunk, at = time, rem = 0;
+      for (size_t k = 0; k < in_chunk; k++) {
+        out->recs[first_rec + k].time_ns = at;
+        at += q;
+        if ((rem += r) >= in_chunk) {
+          rem -= in_chunk;
+          at++;
+        }
+      }
+    }
   }
   free(ch);
   return 0;
 }
 
 void ct_ring_records_free(struct ct_ring_records *rr) {
-  free(rr->recs);
+  if (rr->mapped) munmap(rr->recs, rr->mapped);
+  else free(rr->recs);
+  free(rr->stamps);
   memset(rr, 0, sizeof *rr);
 }
 

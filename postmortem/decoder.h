@@ -18,16 +18,26 @@
 struct ct_rec {
   uint64_t fn;      /* runtime address of the function that wrote it; 0 for a CUT marker */
   uint64_t acc;     /* the path accumulator */
-  uint64_t stamp;   /* full stamp, or CT_NO_STAMP */
   uint64_t time_ns; /* CLOCK_MONOTONIC, interpolated within its chunk */
+};
+
+/* A stamped record (or CUT marker) and its full stamp. Few records are stamped (only where
+ * control may leave a module, once a second module has registered), so stamps are listed
+ * apart from the records. */
+struct ct_rec_stamp {
+  size_t index;     /* in recs */
+  uint64_t stamp;
 };
 
 struct ct_ring_records {
   struct ct_rec *recs; /* oldest first */
   size_t n;
+  struct ct_rec_stamp *stamps; /* in index order */
+  size_t nstamps, stamps_cap;
   size_t skipped;      /* torn or malformed slots */
   size_t chunks;       /* chunks with data */
   uint64_t oldest_generation, newest_generation;
+  size_t mapped;       /* recs is an anonymous mapping of this many bytes (0: malloc) */
 };
 
 /* Extracts the records of a ring in write order, with times interpolated between chunk clocks
@@ -35,6 +45,8 @@ struct ct_ring_records {
  * when out of memory. Bad chunks are skipped and counted, never trusted. */
 int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_ring_records *out);
 void ct_ring_records_free(struct ct_ring_records *rr);
+/* The full stamp of recs[index], or CT_NO_STAMP. O(log nstamps). */
+uint64_t ct_ring_stamp(const struct ct_ring_records *rr, size_t index);
 
 enum ct_walk_status {
   CT_WALK_BLOCK = 1,   /* w->block is the next block that ran */

@@ -73,6 +73,8 @@ struct ct_mfunc {
   uint32_t *site_block;
   uint32_t *site_kind;
   struct ct_wblock *wb;   /* per block, for the decoder */
+  uint32_t *site_elided;  /* per site: the block of the elided flush its walk reaches without
+                             reading a bit; UINT32_MAX if a record is written first */
   int32_t *block_site;  /* per block: its site index, or -1 */
   struct ct_mblock *blocks;
   uint32_t unit;   /* which unit (translation unit or comdat) of the module described it */

@@ -10,6 +10,10 @@
  * fields in another cache line. Multi-way branches get a lookup table indexed by their
  * longest code's width of bits.
  *
+ * Also per site, where its zero-bit walk ends (the decoder's call-stack model asks it for every
+ * record): at an elided flush (CT_BB_ELIDE), or UINT32_MAX when a branch needs bits, a check
+ * point fires or a flush is written first.
+ *
  * Invariants: succ[] of JUMP and BIT blocks are valid block numbers (meta_reader checked
  * every successor); a block's step count equals the steps ct_tl_add_step makes of its lines
  * on their own.
@@ -124,11 +128,29 @@ static int build_function(struct ct_arena *a, struct key_table *keys, struct ct_
   return 0;
 }
 
+static uint32_t zero_walk_end(const struct ct_mfunc *f, uint32_t site) {
+  uint32_t b = f->site_block[site];
+  for (uint32_t n = 0; n <= f->nblocks; n++) {
+    const struct ct_mblock *mb = &f->blocks[b];
+    if (mb->term == CT_TERM_JUMP) {
+      b = mb->succ[0].block;
+      if (f->wb[b].flush_used == 0) return UINT32_MAX; /* a check point fires on entry */
+      continue;
+    }
+    return mb->term == CT_TERM_BRANCH || !(mb->flags & CT_BB_ELIDE) ? UINT32_MAX : b;
+  }
+  return UINT32_MAX; /* a loop without branches */
+}
+
 int ct_meta_build_walk(struct ct_meta *m) {
   struct key_table keys = {NULL, 0, 0};
   int rc = 0;
-  for (size_t i = 0; i < m->nfuncs && rc == 0; i++)
-    rc = build_function(&m->arena, &keys, &m->funcs[i]);
+  for (size_t i = 0; i < m->nfuncs && rc == 0; i++) {
+    struct ct_mfunc *f = &m->funcs[i];
+    if ((rc = build_function(&m->arena, &keys, f)) != 0) break;
+    if (!(f->site_elided = ct_arena_alloc(&m->arena, f->nsites * sizeof *f->site_elided))) rc = -1;
+    for (uint32_t s = 0; rc == 0 && s < f->nsites; s++) f->site_elided[s] = zero_walk_end(f, s);
+  }
   free(keys.slot);
   return rc;
 }

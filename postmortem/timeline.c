@@ -95,19 +95,19 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
     if (ct_ring_extract(&d->rings[i], end, &rr[i]) != 0) goto out;
     if (rr[i].oldest_generation > 1) th->wrapped = 1;
     if (rr[i].skipped) ct_timeline_warn(t, "thread %u: %zu damaged ring slots skipped", th->tid, rr[i].skipped);
-    size_t start = 0;
-    for (size_t k = 0; k < rr[i].n; k++) {
-      int closes = rr[i].recs[k].stamp != CT_NO_STAMP;
-      if (!closes && k + 1 < rr[i].n) continue;
+    /* a segment ends at each stamped record; the unstamped rest is the ring's tail */
+    for (size_t k = 0, start = 0; k <= rr[i].nstamps && start < rr[i].n; k++) {
+      size_t end = k < rr[i].nstamps ? rr[i].stamps[k].index : rr[i].n - 1;
       if (nseg == cap) {
         cap = cap ? cap * 2 : 64;
         struct segment *ns = realloc(seg, cap * sizeof *ns);
         if (!ns) goto out;
         seg = ns;
       }
-      seg[nseg++] = (struct segment){&rr[i].recs[start], k + 1 - start, rr[i].recs[k].stamp,
+      seg[nseg++] = (struct segment){&rr[i].recs[start], end + 1 - start,
+                                     k < rr[i].nstamps ? rr[i].stamps[k].stamp : CT_NO_STAMP,
                                      rr[i].recs[start].time_ns, d->rings[i].hdr.module_id};
-      start = k + 1;
+      start = end + 1;
     }
   }
   if (nseg) qsort(seg, nseg, sizeof *seg, seg_cmp);

@@ -1,0 +1,225 @@
+/*
+ * step_window.c - windowed decoding: every record is decoded, only the newest steps are made.
+ *
+ * A 64 MB dump holds tens of millions of steps; a terminal shows a few hundred. So with a
+ * window, walked blocks are counted instead of turned into steps: a block makes its lines'
+ * steps (meta_walk.c counts them), less one if its first line continues the newest step (same
+ * merge key, and no entry or gap flag). Blocks, and whole records, go into a ring; at the end
+ * the ring's newest entries are turned into steps by ct_add_block_steps, the code full
+ * decoding uses, so the kept steps are the same steps and the count of the others is exact.
+ *
+ * Invariants:
+ *  - Every ring entry makes at least one step of its own: an entry that would merge entirely
+ *    into the newest step only adds its loop iterations to that step's entry (`repeat`). So
+ *    the ring's mask + 1 >= window entries always hold the window. Only the oldest kept
+ *    step's loop count can miss iterations that ran before its entry left the ring.
+ *  - A record's count depends only on (function, accumulator) and on the newest step's key
+ *    before it, so a record's summary (its steps on their own, first and last keys, check
+ *    points, where it ends) is remembered in a direct-mapped cache: loops write the same
+ *    records over and over, and a cached record costs a lookup instead of a walk.
+ */
+#include "step_window.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "crashtrail/abi.h"
+#include "decoder.h"
+
+void ct_add_no_lines_step(struct ct_tl_thread *th, const struct ct_mfunc *f, uint16_t mod,
+                          uint16_t flags, uint32_t depth, uint64_t time) {
+  struct ct_step s = {.function = f->display, .outer = f->display, .fn = f, .module = mod,
+                      .flags = flags, .depth = depth, .time_ns = time};
+  ct_tl_add_step(th, &s);
+}
+
+void ct_add_block_steps(struct ct_tl_thread *th, const struct ct_mfunc *f, uint16_t mod,
+                        const struct ct_mblock *b, uint16_t flags, uint32_t depth, uint64_t time) {
+  struct ct_step s = {.outer = f->display, .fn = f, .module = mod, .depth = depth, .time_ns = time};
+  for (uint32_t i = 0; i < b->nlines; i++) {
+    const struct ct_mline *l = &b->lines[i];
+    s.function = l->function;
+    s.file = l->file;
+    s.line = l->line;
+    s.col = l->col;
+    s.inl = l->inl;
+    s.flags = (uint16_t)(i == 0 ? flags | (b->flags & CT_BB_CHECK ? CT_STEP_LOOP : 0) : 0);
+    ct_tl_add_step(th, &s);
+  }
+}
+
+enum { PEND_BLOCK, PEND_NO_LINES, PEND_RECORD };
+
+struct pending {
+  const struct ct_mfunc *f;
+  uint64_t what;   /* PEND_BLOCK: the block; PEND_RECORD: the accumulator */
+  uint32_t depth;
+  uint32_t repeat; /* loop iterations of its last step merged into it by later entries */
+  uint16_t mod;
+  uint8_t flags;   /* CT_STEP_ENTRY / CT_STEP_GAP of its first step */
+  uint8_t kind;
+  uint64_t time;
+};
+
+struct rec_summary {
+  const struct ct_mfunc *f; /* NULL: empty slot */
+  uint64_t acc;
+  const void *first_key, *last_key; /* NULL first_key: no block of it has lines */
+  uint32_t steps;       /* the steps it makes on its own */
+  uint32_t checks;      /* check-point blocks with lines: loop iterations if it all merges */
+  uint32_t last_block, end;
+  int entry_ok;         /* its first block has lines (so an entry record starts with a step) */
+};
+
+#define MEMO_BITS 12
+
+struct ct_step_window {
+  struct ct_tl_thread *th;
+  size_t window;
+  struct pending *q;
+  size_t mask, pushed, total;
+  const void *tail; /* the newest step's merge key, NULL before the first */
+  struct rec_summary memo[1u << MEMO_BITS];
+};
+
+struct ct_step_window *ct_sw_new(struct ct_tl_thread *th, size_t window) {
+  struct ct_step_window *sw = calloc(1, sizeof *sw);
+  size_t cap = 64;
+  while (cap < window) cap *= 2;
+  if (!sw || !(sw->q = malloc(cap * sizeof *sw->q))) {
+    free(sw);
+    return NULL;
+  }
+  sw->th = th;
+  sw->window = window;
+  sw->mask = cap - 1;
+  return sw;
+}
+
+void ct_sw_free(struct ct_step_window *sw) {
+  if (!sw) return;
+  free(sw->q);
+  free(sw);
+}
+
+/* Counts an entry that makes `steps` steps of its own (0: it merges into the newest step,
+ * adding `loops` iterations). */
+static void count(struct ct_step_window *sw, const struct pending *p, uint32_t steps,
+                  uint32_t loops) {
+  if (!steps) {
+    if (sw->pushed) sw->q[(sw->pushed - 1) & sw->mask].repeat += loops;
+    return;
+  }
+  sw->q[sw->pushed++ & sw->mask] = *p;
+  sw->total += steps;
+  if (p->depth < sw->th->min_depth) sw->th->min_depth = p->depth;
+}
+
+void ct_sw_blocks(struct ct_step_window *sw, const struct ct_mfunc *f, uint32_t site,
+                  const uint32_t *blocks, size_t n, const struct ct_sw_at *at) {
+  struct pending p = {f, 0, at->depth, 0, at->mod, 0, PEND_BLOCK, at->time};
+  uint8_t flags = (uint8_t)((site == 0 ? CT_STEP_ENTRY : 0) | (*at->gap ? CT_STEP_GAP : 0));
+  if ((f->flags & CT_FN_NO_DEBUG) && site != UINT32_MAX) {
+    /* its step's key is the function's name: no line has it */
+    p.kind = PEND_NO_LINES;
+    p.flags = flags;
+    count(sw, &p, flags || sw->tail != f->display, 0);
+    sw->tail = f->display;
+    *at->gap = 0;
+    flags = 0;
+  }
+  p.kind = PEND_BLOCK;
+  for (size_t k = 0; k < n; k++) {
+    const struct ct_wblock *b = &f->wb[blocks[k]];
+    if (!b->first_key) {
+      flags &= (uint8_t)~CT_STEP_ENTRY; /* only the first block's first line is the entry */
+      continue;
+    }
+    p.what = blocks[k];
+    p.flags = flags;
+    count(sw, &p, (b->info >> CT_WB_LINE_SHIFT) - (!flags && b->first_key == sw->tail),
+          (b->info & CT_WB_CHECK) != 0);
+    sw->tail = b->last_key;
+    *at->gap = 0;
+    flags = 0;
+  }
+}
+
+/* Walks record acc of f once, summing what it makes on its own. 0 if it does not decode. */
+static int summarise(const struct ct_mfunc *f, uint64_t acc, struct rec_summary *s) {
+  struct ct_walk w;
+  int st = ct_walk_start(&w, f, acc);
+  const void *tail = NULL;
+  memset(s, 0, sizeof *s);
+  for (uint32_t k = 0; st == CT_WALK_BLOCK; k++, st = ct_walk_next(&w, 0)) {
+    const struct ct_wblock *b = &f->wb[w.block];
+    if (!b->first_key) continue;
+    if (!s->first_key) {
+      s->first_key = b->first_key;
+      s->entry_ok = k == 0;
+    }
+    s->steps += (b->info >> CT_WB_LINE_SHIFT) - (b->first_key == tail);
+    s->checks += (b->info & CT_WB_CHECK) != 0;
+    tail = b->last_key;
+  }
+  if (st != CT_WALK_END) return 0;
+  s->f = f;
+  s->acc = acc;
+  s->last_key = tail;
+  s->last_block = w.block;
+  s->end = w.end;
+  return 1;
+}
+
+int ct_sw_record(struct ct_step_window *sw, const struct ct_mfunc *f, uint64_t acc, uint32_t site,
+                 const struct ct_sw_at *at, uint32_t *last_block, uint32_t *end) {
+  if (f->flags & CT_FN_NO_DEBUG) return 0;
+  uint64_t h = ((uint64_t)(uintptr_t)f >> 4 ^ acc) * 0x9E3779B97F4A7C15ull;
+  struct rec_summary *s = &sw->memo[h >> (64 - MEMO_BITS)];
+  if ((s->f != f || s->acc != acc) && !summarise(f, acc, s)) {
+    s->f = NULL;
+    return 0;
+  }
+  *last_block = s->last_block;
+  *end = s->end;
+  if (!s->first_key) return 1; /* no lines: no step, the gap waits for the next */
+  uint8_t flags = (uint8_t)((site == 0 && s->entry_ok ? CT_STEP_ENTRY : 0) |
+                            (*at->gap ? CT_STEP_GAP : 0));
+  struct pending p = {f, acc, at->depth, 0, at->mod, flags, PEND_RECORD, at->time};
+  count(sw, &p, s->steps - (!flags && s->first_key == sw->tail), s->checks);
+  sw->tail = s->last_key;
+  *at->gap = 0;
+  return 1;
+}
+
+/* The steps of a record counted whole: its blocks with lines, the flags to the first. */
+static void record_steps(struct ct_tl_thread *th, const struct pending *p) {
+  struct ct_walk w;
+  uint16_t flags = p->flags;
+  for (int st = ct_walk_start(&w, p->f, p->what); st == CT_WALK_BLOCK; st = ct_walk_next(&w, 0)) {
+    const struct ct_mblock *b = &p->f->blocks[w.block];
+    if (!b->nlines) continue;
+    ct_add_block_steps(th, p->f, p->mod, b, flags, p->depth, p->time);
+    flags = 0;
+  }
+}
+
+void ct_sw_finish(struct ct_step_window *sw) {
+  struct ct_tl_thread *th = sw->th;
+  size_t n = sw->pushed < sw->mask + 1 ? sw->pushed : sw->mask + 1;
+  for (size_t i = sw->pushed - n; i < sw->pushed; i++) {
+    const struct pending *p = &sw->q[i & sw->mask];
+    if (p->kind == PEND_NO_LINES) ct_add_no_lines_step(th, p->f, p->mod, p->flags, p->depth, p->time);
+    else if (p->kind == PEND_RECORD) record_steps(th, p);
+    else ct_add_block_steps(th, p->f, p->mod, &p->f->blocks[p->what], p->flags, p->depth, p->time);
+    if (th->nsteps) th->steps[th->nsteps - 1].repeat += p->repeat;
+  }
+  /* The first entry's first step may continue an older one: it stands for that step. */
+  th->first_seq = sw->total - th->nsteps;
+  if (th->nsteps > sw->window) {
+    size_t drop = th->nsteps - sw->window;
+    memmove(th->steps, th->steps + drop, sw->window * sizeof *th->steps);
+    th->nsteps = sw->window;
+    th->first_seq += drop;
+  }
+}

@@ -1,0 +1,56 @@
+/*
+ * step_window.h - turning walked blocks into a thread's steps, in full or windowed.
+ *
+ * Full decoding makes a step per source line as blocks are walked (ct_add_block_steps).
+ * Windowed decoding (the timeline's max_steps: keep only each thread's newest steps) counts
+ * instead, and keeps the newest blocks and records in a ring from which the kept steps are
+ * made at the end, by the same ct_add_block_steps; see step_window.c.
+ */
+#ifndef CT_STEP_WINDOW_H
+#define CT_STEP_WINDOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "meta_reader.h"
+#include "timeline.h"
+
+/* The steps of block b of f; `flags` go to its first. */
+void ct_add_block_steps(struct ct_tl_thread *th, const struct ct_mfunc *f, uint16_t mod,
+                        const struct ct_mblock *b, uint16_t flags, uint32_t depth, uint64_t time);
+/* The one step of a function built without line tables: the record still proves it ran. */
+void ct_add_no_lines_step(struct ct_tl_thread *th, const struct ct_mfunc *f, uint16_t mod,
+                          uint16_t flags, uint32_t depth, uint64_t time);
+
+struct ct_step_window;
+
+/* A window of the newest `window` steps of th (window > 0). NULL when out of memory. */
+struct ct_step_window *ct_sw_new(struct ct_tl_thread *th, size_t window);
+void ct_sw_free(struct ct_step_window *sw);
+
+/* Where the steps go: depth, time, and whether history was lost before them (*gap, cleared
+ * once a step has taken it). */
+struct ct_sw_at {
+  uint16_t mod;
+  uint32_t depth;
+  uint64_t time;
+  int *gap;
+};
+
+/* Counts blocks[0..n) of f walked from `site` (UINT32_MAX: the rest of a longer walk, no entry
+ * step); a function without line tables counts its one step first. */
+void ct_sw_blocks(struct ct_step_window *sw, const struct ct_mfunc *f, uint32_t site,
+                  const uint32_t *blocks, size_t n, const struct ct_sw_at *at);
+
+/* Counts the whole record acc of f (which starts at `site`) if it decodes cleanly, and then
+ * returns 1 with its last block and where the next record starts (ct_walk's block and end).
+ * Returns 0, counting nothing, for a record the caller must walk itself (one that does not fit
+ * the metadata, or of a function without line tables). Records repeat (a loop's iterations
+ * write the same path), so what a record counts is remembered by (f, acc). */
+int ct_sw_record(struct ct_step_window *sw, const struct ct_mfunc *f, uint64_t acc, uint32_t site,
+                 const struct ct_sw_at *at, uint32_t *last_block, uint32_t *end);
+
+/* Makes the kept steps, oldest first, into th->steps and sets th->first_seq. */
+void ct_sw_finish(struct ct_step_window *sw);
+
+#endif
