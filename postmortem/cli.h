@@ -27,6 +27,12 @@ struct ct_find_opts {
   size_t max_steps; /* steps kept per thread (the newest), 0 = all */
 };
 
+/* What `ingest` and `report` keep of each thread by default: the newest million steps (the
+ * viewer stays fluid with that many; a 64 MB ring can hold 60 million). */
+#define CT_DEFAULT_KEPT_STEPS 1000000
+/* --steps=N: a number of steps, 0 for all. 0, or -1 after a message. */
+int ct_parse_steps(const char *arg, size_t *out);
+
 /* Handles --binary PATH and --debug-dir DIR (both repeatable) for getopt_long loops: returns 1
  * if `opt` was one of them, -1 on an error (message printed), 0 otherwise. */
 #define CT_FIND_OPTIONS {"binary", 1, 0, 1001}, {"debug-dir", 1, 0, 1002}

@@ -24,6 +24,14 @@ int ct_find_option(struct ct_find_opts *o, int opt, const char *arg) {
   return 0;
 }
 
+int ct_parse_steps(const char *arg, size_t *out) {
+  char *end;
+  unsigned long long n = strtoull(arg, &end, 10);
+  if (*end || !*arg || *arg == '-') return fprintf(stderr, "crashtrail: --steps needs a number\n"), -1;
+  *out = (size_t)n;
+  return 0;
+}
+
 int ct_load(const char *dump, const struct ct_find_opts *o, struct ct_loaded *out) {
   char err[1024];
   struct ct_resolve_opts ro = {(const char **)o->binaries, o->nbinaries,

@@ -39,7 +39,6 @@ int ct_cmd_show(int argc, char **argv) {
   opterr = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-    char *end;
     if ((rc = ct_find_option(&find, c, optarg)) != 0) {
       if (rc < 0) return 2;
       continue;
@@ -50,8 +49,7 @@ int ct_cmd_show(int argc, char **argv) {
     case 'a': text.unfold = 1; break;
     case 't': text.all_threads = 1; break;
     case 's':
-      text.max_steps = strtoul(optarg, &end, 10);
-      if (*end || !*optarg) return fprintf(stderr, "crashtrail: --steps needs a number\n"), 2;
+      if (ct_parse_steps(optarg, &text.max_steps) != 0) return 2;
       steps_given = 1;
       break;
     case 'c':

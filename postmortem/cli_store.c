@@ -1,7 +1,7 @@
 /*
  * cli_store.c - `crashtrail ingest` and `crashtrail list`: the crash store from the command line.
  *
- *   crashtrail ingest DUMP... [--db FILE] [--binary PATH]... [--debug-dir DIR]...
+ *   crashtrail ingest DUMP... [--db FILE] [--steps N] [--binary PATH]... [--debug-dir DIR]...
  *   crashtrail list [--db FILE] [--crashes] [--group N]
  *
  * The store is --db, else $CRASHTRAIL_DB, else ./crashtrail.db. Ingesting goes on past a bad
@@ -23,8 +23,9 @@ const char *ct_default_db(const char *given) {
 }
 
 int ct_cmd_ingest(int argc, char **argv) {
-  static const struct option longopts[] = {{"db", 1, 0, 'd'}, {"help", 0, 0, 'h'}, CT_FIND_OPTIONS, {0, 0, 0, 0}};
-  struct ct_find_opts find = {0};
+  static const struct option longopts[] = {{"db", 1, 0, 'd'}, {"steps", 1, 0, 's'},
+                                           {"help", 0, 0, 'h'}, CT_FIND_OPTIONS, {0, 0, 0, 0}};
+  struct ct_find_opts find = {.max_steps = CT_DEFAULT_KEPT_STEPS};
   const char *db = NULL;
   struct ct_store *store;
   char err[1024];
@@ -36,7 +37,11 @@ int ct_cmd_ingest(int argc, char **argv) {
     if (r < 0) return 2;
     if (r > 0) continue;
     if (c == 'd') db = optarg;
-    else if (c == 'h') return puts("usage: crashtrail ingest DUMP... [--db FILE] [--binary PATH]... [--debug-dir DIR]..."), 0;
+    else if (c == 's') {
+      if (ct_parse_steps(optarg, &find.max_steps) != 0) return 2;
+    } else if (c == 'h')
+      return puts("usage: crashtrail ingest DUMP... [--db FILE] [--binary PATH]... [--debug-dir DIR]...\n"
+                  "  --steps=N   keep each thread's newest N steps (default 1000000, 0 = all)"), 0;
     else return fprintf(stderr, "crashtrail: unknown or incomplete option '%s'\n", argv[optind - 1]), 2;
   }
   if (optind >= argc) return fprintf(stderr, "usage: crashtrail ingest DUMP... [--db FILE]\n"), 2;

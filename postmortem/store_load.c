@@ -163,7 +163,7 @@ static int load_steps(struct loader *l, struct ct_tl_thread *th, int64_t thread)
   th->steps = malloc((size_t)(n > 0 ? n : 1) * sizeof *th->steps);
   if (n < 0 || !th->steps ||
       sqlite3_prepare_v2(l->db, "SELECT module, function, outer, file, line, col, inline, flags,"
-                         " depth, time_ns, repeat FROM steps WHERE thread_id=? ORDER BY seq", -1, &st,
+                         " depth, time_ns, repeat, seq FROM steps WHERE thread_id=? ORDER BY seq", -1, &st,
                          NULL) != SQLITE_OK)
     return -1;
   th->cap = (size_t)n;
@@ -171,6 +171,7 @@ static int load_steps(struct loader *l, struct ct_tl_thread *th, int64_t thread)
   while (sqlite3_step(st) == SQLITE_ROW && th->nsteps < (size_t)n) {
     struct ct_step *s = &th->steps[th->nsteps++];
     int64_t inl = sqlite3_column_int64(st, 6);
+    if (th->nsteps == 1) th->first_seq = (size_t)sqlite3_column_int64(st, 11); /* ingest kept the newest */
     memset(s, 0, sizeof *s);
     s->module = (uint16_t)sqlite3_column_int(st, 0);
     s->function = text_of(l, sqlite3_column_int64(st, 1));

@@ -26,7 +26,9 @@ static void report_usage(FILE *out) {
         "                       not at the recorded path (matched by GNU build-id; repeatable)\n"
         "  --debug-dir DIR      where separate debug files are (repeatable)\n"
         "  --source-budget=KB   source text embedded as whole files (default 4096); beyond it,\n"
-        "                       only the lines around the lines that ran\n",
+        "                       only the lines around the lines that ran\n"
+        "  --steps=N            keep each thread's newest N steps (default 1000000, 0 = all;\n"
+        "                       with --db, the store keeps what ingest kept)\n",
         out);
 }
 
@@ -62,8 +64,8 @@ static int write_atomically(const struct ct_loaded *l, const char *path,
 int ct_cmd_report(int argc, char **argv) {
   static const struct option longopts[] = {{"output", 1, 0, 'o'}, {"source-budget", 1, 0, 'b'},
                                            {"help", 0, 0, 'h'}, {"db", 1, 0, 'd'},
-                                           CT_FIND_OPTIONS, {0, 0, 0, 0}};
-  struct ct_find_opts find = {0};
+                                           {"steps", 1, 0, 's'}, CT_FIND_OPTIONS, {0, 0, 0, 0}};
+  struct ct_find_opts find = {.max_steps = CT_DEFAULT_KEPT_STEPS};
   struct ct_report_opts ro = {0};
   const char *output = NULL, *db = NULL;
   struct ct_loaded l;
@@ -79,6 +81,9 @@ int ct_cmd_report(int argc, char **argv) {
     switch (c) {
     case 'o': output = optarg; break;
     case 'd': db = optarg; break;
+    case 's':
+      if (ct_parse_steps(optarg, &find.max_steps) != 0) return 2;
+      break;
     case 'b':
       ro.source_budget = strtoul(optarg, &end, 10) << 10;
       if (*end || !*optarg || !ro.source_budget)

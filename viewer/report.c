@@ -170,8 +170,8 @@ static int write_thread(FILE *out, const struct ct_timeline *t, struct ct_intern
   fprintf(out, ",\"crashed\":%s,\"exited\":%s,\"prefork\":%s,\"lost\":%s", (int)idx == t->crashed ? "true" : "false",
           th->flags & CT_THR_EXITED ? "true" : "false", th->flags & CT_THR_PREFORK ? "true" : "false",
           th->wrapped ? "true" : "false");
-  fprintf(out, ",\"records\":%zu,\"bad_records\":%zu,\"n\":%zu", th->records, th->bad_records,
-          th->nsteps);
+  fprintf(out, ",\"records\":%zu,\"bad_records\":%zu,\"n\":%zu,\"first\":%zu", th->records,
+          th->bad_records, th->nsteps, th->first_seq);
   if (write_steps(out, t, in, th) != 0 || write_stack(out, in, th) != 0) return -1;
   write_locals(out, th);
   putc('}', out);

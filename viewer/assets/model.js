@@ -62,6 +62,7 @@ var CT = (window.CT = {});
     var n = t.n, th = {
       index: index, tid: t.tid, name: t.name || '', crashed: t.crashed, exited: t.exited,
       prefork: t.prefork, lost: t.lost, records: t.records, badRecords: t.bad_records, n: n,
+      first: t.first || 0, /* steps decoded before the first one kept (crashtrail report --steps) */
       loc: Int32Array.from(t.loc), depth: expandCarry(t.depth, n, new Int32Array(n), 0),
       flags: new Uint8Array(n), time: expandCarry(t.time, n, new Float64Array(n), NaN),
       key: new Int32Array(n), stack: [], crashStep: -1, minDepth: 0

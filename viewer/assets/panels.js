@@ -42,13 +42,14 @@
       top.textContent = (m.str(loc.fn) || '??') + '  ' + CT.basename(m.str(loc.file)) + ':' + loc.line;
       top.onclick = function () { app.goCrash(); };
     } else top.hidden = true;
-    var proc = document.getElementById('sum-process'), steps = 0;
-    m.threads.forEach(function (th) { steps += th.n; });
+    var proc = document.getElementById('sum-process'), steps = 0, kept = 0;
+    m.threads.forEach(function (th) { steps += th.first + th.n; kept += th.n; });
     proc.textContent = '';
     [s.exe, ' ', el('span', 'dim', [s.args.slice(1).join(' ')]), el('span', 'dim', ['  \u00b7  pid ']), String(s.pid),
      el('span', 'dim', ['  \u00b7  ']), s.time.replace('T', ' ').replace('Z', ' UTC'),
      el('span', 'dim', ['  \u00b7  ' + m.threads.length + ' thread' + (m.threads.length === 1 ? '' : 's') + ', ' +
-       steps.toLocaleString() + ' steps'])].forEach(function (p) {
+       steps.toLocaleString() + ' steps' +
+       (kept < steps ? ' (the newest ' + kept.toLocaleString() + ' kept)' : '')])].forEach(function (p) {
       proc.appendChild(typeof p === 'string' ? document.createTextNode(p) : p);
     });
     if (s.warnings.length) {

@@ -93,7 +93,7 @@
     var above = r > 0 ? o.rows[r - 1] : -1, prev = above >= 0 ? th.loc[above] : -1;
     el.className = 'vl-row step' + (s === this.sel ? ' sel' : '') + (fl & F.CRASH ? ' crash' : '') +
       (fl & F.ENTRY ? ' entry' : '') + (fl & F.GAP ? ' gap' : '');
-    el.link.textContent = s;
+    el.link.textContent = th.first + s;
     el.link.href = '#t=' + th.tid + '&s=' + s;
     var t = th.time[s], showTime = above < 0 || r <= this.vl.first + 1 || !(t === th.time[above]);
     el.time.textContent = showTime ? CT.fmtTime(t) : '';
