@@ -123,6 +123,16 @@ def main():
                 fail("show --db %d differs from show of its dump" % cid)
         if '"locals"' not in a.stdout:
             fail("the -g crash has no variables in the store")
+        # --steps=N: the store keeps each thread's newest N steps, numbered as in the dump.
+        wdb = os.path.join(work, "window.db")
+        r = run([ct, "ingest", "--db", wdb, "--steps=5", dumps[0]])
+        a = run([ct, "show", "--db", wdb, "1", "--format=json"])
+        b = run([ct, "show", dumps[0], "--format=json", "--steps=5"])
+        if r.returncode or a.returncode or a.stdout != b.stdout:
+            fail("ingest --steps=5 differs from show --steps=5 of its dump")
+        kept = json.loads(a.stdout)["threads"][0]
+        if len(kept["steps"]) != 5 or kept["steps"][0]["seq"] != kept.get("steps_not_kept"):
+            fail("ingest --steps=5 kept %d steps from seq %s" % (len(kept["steps"]), kept["steps"][0]))
         r = run([ct, "export", "--format=chrome", dumps[0], "-o", os.path.join(work, "t.json")])
         if r.returncode:
             fail("export: " + r.stderr)
