@@ -10,9 +10,9 @@
  *    (then its next record is written) or reaches one flush, written or elided by its block's
  *    CT_BB_ELIDE flag.
  *  - Records are never dropped to fit the model: a record that does not fit resynchronises it.
-
  *
- * Steps are made, or with the timeline's max_steps counted, by step_window.c.
+ * Steps are made, or with the timeline's max_steps counted, by step_window.c; callee bindings
+ * are cached by calling block (a call is decoded millions of times).
  */
 #include "callstack.h"
 
@@ -316,8 +316,29 @@ static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_
   cs->th->depth--;
 }
 
+/* Windowed decoding of a record that decodes cleanly, from its summary (step_window.c: most
+ * records are repeats, found in the cache without a function lookup or a walk). Returns 0 for
+ * a record the caller must walk (and warn about) itself. */
+static int record_summarised(struct ct_callstack *cs, const struct ct_rec *r, struct ct_module *m,
+                             uint16_t mod, int gap) {
+  struct ct_sw_summary *s = ct_sw_slot(cs->sw, r->fn, r->acc);
+  if (s->fn != r->fn || s->acc != r->acc || !s->fn) {
+    const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
+    if (!f || !ct_sw_summarise(s, r->fn, f, r->acc)) return 0;
+  }
+  cs->th->records++;
+  cs->time = r->time_ns;
+  cs->gap |= gap;
+  locate(cs, s->f, m, mod, s->site, s->empty);
+  struct ct_sw_at at = {mod, (uint32_t)(cs->th->depth + CT_DEPTH_BIAS), cs->time, &cs->gap};
+  ct_sw_count(cs->sw, s, &at);
+  if (cs->n && cs->fr[cs->n - 1].f == s->f) finish(cs, s->last_block, s->end);
+  return 1;
+}
+
 void ct_callstack_record(struct ct_callstack *cs, const struct ct_rec *r, struct ct_module *m,
                          uint16_t mod, int gap) {
+  if (cs->sw && !cs->t->keep_blocks && r->fn && record_summarised(cs, r, m, mod, gap)) return;
   struct ct_tl_thread *th = cs->th;
   const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
   struct ct_walk w;
@@ -337,14 +358,6 @@ void ct_callstack_record(struct ct_callstack *cs, const struct ct_rec *r, struct
   cs->time = r->time_ns;
   cs->gap |= gap;
   locate(cs, f, m, mod, w.site, w.nbits == 0);
-  if (cs->sw && !cs->t->keep_blocks) { /* counted whole, if it decodes cleanly */
-    struct ct_sw_at at = {mod, (uint32_t)(th->depth + CT_DEPTH_BIAS), cs->time, &cs->gap};
-    uint32_t last, end;
-    if (ct_sw_record(cs->sw, f, r->acc, w.site, &at, &last, &end)) {
-      if (cs->n && cs->fr[cs->n - 1].f == f) finish(cs, last, end);
-      return;
-    }
-  }
   if (cs->path_cap < (size_t)f->nblocks + 1) {
     uint32_t *np = realloc(cs->path, ((size_t)f->nblocks + 1) * sizeof *np);
     if (!np) return;

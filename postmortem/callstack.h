@@ -37,8 +37,8 @@ void ct_callstack_record(struct ct_callstack *cs, const struct ct_rec *r, struct
 void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
                         uint16_t mod_index, uint32_t site, int empty, uint64_t time_ns);
 
-/* Ends windowed decoding (timeline max_steps): makes the steps of the newest blocks queued and
- * sets th->first_seq; later steps are added directly. 0, or -1 when out of memory. */
+/* Ends windowed decoding (timeline max_steps): makes the kept steps (step_window.c) and sets
+ * th->first_seq; later steps are added directly. Returns 0. */
 int ct_callstack_end_window(struct ct_callstack *cs);
 
 /* Every frame of the model has returned (the thread exited, or no instrumented function is on

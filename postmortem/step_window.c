@@ -61,16 +61,6 @@ struct pending {
   uint64_t time;
 };
 
-struct rec_summary {
-  const struct ct_mfunc *f; /* NULL: empty slot */
-  uint64_t acc;
-  const void *first_key, *last_key; /* NULL first_key: no block of it has lines */
-  uint32_t steps;       /* the steps it makes on its own */
-  uint32_t checks;      /* check-point blocks with lines: loop iterations if it all merges */
-  uint32_t last_block, end;
-  int entry_ok;         /* its first block has lines (so an entry record starts with a step) */
-};
-
 #define MEMO_BITS 12
 
 struct ct_step_window {
@@ -79,7 +69,7 @@ struct ct_step_window {
   struct pending *q;
   size_t mask, pushed, total;
   const void *tail; /* the newest step's merge key, NULL before the first */
-  struct rec_summary memo[1u << MEMO_BITS];
+  struct ct_sw_summary memo[1u << MEMO_BITS];
 };
 
 struct ct_step_window *ct_sw_new(struct ct_tl_thread *th, size_t window) {
@@ -145,12 +135,19 @@ void ct_sw_blocks(struct ct_step_window *sw, const struct ct_mfunc *f, uint32_t 
   }
 }
 
-/* Walks record acc of f once, summing what it makes on its own. 0 if it does not decode. */
-static int summarise(const struct ct_mfunc *f, uint64_t acc, struct rec_summary *s) {
+struct ct_sw_summary *ct_sw_slot(struct ct_step_window *sw, uint64_t fn, uint64_t acc) {
+  uint64_t h = (fn >> 4 ^ acc) * 0x9E3779B97F4A7C15ull;
+  return &sw->memo[h >> (64 - MEMO_BITS)];
+}
+
+int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc *f, uint64_t acc) {
   struct ct_walk w;
   int st = ct_walk_start(&w, f, acc);
   const void *tail = NULL;
   memset(s, 0, sizeof *s);
+  if (f->flags & CT_FN_NO_DEBUG) return 0;
+  s->site = w.site;
+  s->empty = w.nbits == 0;
   for (uint32_t k = 0; st == CT_WALK_BLOCK; k++, st = ct_walk_next(&w, 0)) {
     const struct ct_wblock *b = &f->wb[w.block];
     if (!b->first_key) continue;
@@ -162,34 +159,27 @@ static int summarise(const struct ct_mfunc *f, uint64_t acc, struct rec_summary 
     s->checks += (b->info & CT_WB_CHECK) != 0;
     tail = b->last_key;
   }
-  if (st != CT_WALK_END) return 0;
-  s->f = f;
+  if (st != CT_WALK_END) {
+    s->fn = 0;
+    return 0;
+  }
+  s->fn = fn;
   s->acc = acc;
+  s->f = f;
   s->last_key = tail;
   s->last_block = w.block;
   s->end = w.end;
   return 1;
 }
 
-int ct_sw_record(struct ct_step_window *sw, const struct ct_mfunc *f, uint64_t acc, uint32_t site,
-                 const struct ct_sw_at *at, uint32_t *last_block, uint32_t *end) {
-  if (f->flags & CT_FN_NO_DEBUG) return 0;
-  uint64_t h = ((uint64_t)(uintptr_t)f >> 4 ^ acc) * 0x9E3779B97F4A7C15ull;
-  struct rec_summary *s = &sw->memo[h >> (64 - MEMO_BITS)];
-  if ((s->f != f || s->acc != acc) && !summarise(f, acc, s)) {
-    s->f = NULL;
-    return 0;
-  }
-  *last_block = s->last_block;
-  *end = s->end;
-  if (!s->first_key) return 1; /* no lines: no step, the gap waits for the next */
-  uint8_t flags = (uint8_t)((site == 0 && s->entry_ok ? CT_STEP_ENTRY : 0) |
+void ct_sw_count(struct ct_step_window *sw, const struct ct_sw_summary *s, const struct ct_sw_at *at) {
+  if (!s->first_key) return; /* no lines: no step, the gap waits for the next */
+  uint8_t flags = (uint8_t)((s->site == 0 && s->entry_ok ? CT_STEP_ENTRY : 0) |
                             (*at->gap ? CT_STEP_GAP : 0));
-  struct pending p = {f, acc, at->depth, 0, at->mod, flags, PEND_RECORD, at->time};
+  struct pending p = {s->f, s->acc, at->depth, 0, at->mod, flags, PEND_RECORD, at->time};
   count(sw, &p, s->steps - (!flags && s->first_key == sw->tail), s->checks);
   sw->tail = s->last_key;
   *at->gap = 0;
-  return 1;
 }
 
 /* The steps of a record counted whole: its blocks with lines, the flags to the first. */

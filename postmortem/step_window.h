@@ -42,13 +42,28 @@ struct ct_sw_at {
 void ct_sw_blocks(struct ct_step_window *sw, const struct ct_mfunc *f, uint32_t site,
                   const uint32_t *blocks, size_t n, const struct ct_sw_at *at);
 
-/* Counts the whole record acc of f (which starts at `site`) if it decodes cleanly, and then
- * returns 1 with its last block and where the next record starts (ct_walk's block and end).
- * Returns 0, counting nothing, for a record the caller must walk itself (one that does not fit
- * the metadata, or of a function without line tables). Records repeat (a loop's iterations
- * write the same path), so what a record counts is remembered by (f, acc). */
-int ct_sw_record(struct ct_step_window *sw, const struct ct_mfunc *f, uint64_t acc, uint32_t site,
-                 const struct ct_sw_at *at, uint32_t *last_block, uint32_t *end);
+/* What a record decodes to, walked once: records repeat (a loop's iterations write the same
+ * path), so summaries are kept by (runtime function address, accumulator). */
+struct ct_sw_summary {
+  uint64_t fn, acc;          /* the key; fn 0: an empty slot */
+  const struct ct_mfunc *f;
+  uint32_t site;             /* where it starts */
+  int empty;                 /* it has no path bits */
+  uint32_t last_block, end;  /* ct_walk's block and end: where the next record starts */
+  const void *first_key, *last_key; /* its first and last lines' merge keys; NULL: no lines */
+  uint32_t steps;            /* the steps it makes on its own */
+  uint32_t checks;           /* check-point blocks with lines: loop iterations if it all merges */
+  int entry_ok;              /* its first block has lines (an entry record starts with a step) */
+};
+
+/* The cache slot of record (fn, acc): a hit if its key is theirs, else to be filled. */
+struct ct_sw_summary *ct_sw_slot(struct ct_step_window *sw, uint64_t fn, uint64_t acc);
+/* Fills slot s with record acc of f (runtime address fn). 0, leaving the slot empty, for a
+ * record the caller must walk itself: one that does not fit the metadata, or of a function
+ * without line tables. */
+int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc *f, uint64_t acc);
+/* Counts a summarised record. */
+void ct_sw_count(struct ct_step_window *sw, const struct ct_sw_summary *s, const struct ct_sw_at *at);
 
 /* Makes the kept steps, oldest first, into th->steps and sets th->first_seq. */
 void ct_sw_finish(struct ct_step_window *sw);

@@ -31,6 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       ct_timeline_build(d, m, 1, 0, &t, err, sizeof err) == 0) {
     ct_write_json(t, sink);
     ct_write_blocks(t, sink);
+    ct_timeline_free(t);
+    t = NULL;
+    /* windowed decoding (crashtrail show's default): counted steps, record summaries */
+    if (ct_timeline_build(d, m, 0, 3, &t, err, sizeof err) == 0) ct_write_json(t, sink);
   }
   ct_timeline_free(t);
   ct_modules_free(m);
