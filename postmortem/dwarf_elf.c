@@ -228,39 +228,71 @@ static char *read_section(const struct elf_file *f, const Elf64_Shdr *s)
     return buf;
 }
 
-/* Operand layout of a .debug_rnglists (loclists=0) or .debug_loclists
- * entry kind: 'u' ULEB128, 'a' address, 'e' counted expression; NULL for
- * an unknown kind. */
-static const char *list_entry_layout(int loclists, uint8_t kind)
+/* Skips a ULEB128 of at most 10 bytes.  Returns 0 or -1. */
+static inline int skip_leb(struct ct_dw_cursor *c)
 {
-    static const char *const rle[] = {"", "u", "uu", "uu", "uu", "a", "aa", "au"};
-    static const char *const lle[] = {"", "u", "uue", "uue", "uue", "e", "a", "aae", "aue",
-                                      "uu" /* DW_LLE_GNU_view_pair */};
-    if (loclists)
-        return kind < sizeof lle / sizeof lle[0] ? lle[kind] : NULL;
-    return kind < sizeof rle / sizeof rle[0] ? rle[kind] : NULL;
+    for (int i = 0; i < 10; i++) {
+        if (c->p >= c->end)
+            return -1;
+        if (!(*c->p++ & 0x80))
+            return 0;
+    }
+    return -1;
 }
 
-/* Parses one list from c up to and including its end-of-list entry.
+static inline int skip_bytes(struct ct_dw_cursor *c, uint64_t n)
+{
+    if (n > (uint64_t)(c->end - c->p))
+        return -1;
+    c->p += n;
+    return 0;
+}
+
+/* Skips a counted location expression (ULEB length, bytes). */
+static inline int skip_expr(struct ct_dw_cursor *c)
+{
+    uint64_t n;
+    return ct_dw_rd_leb(c, 0, &n) || skip_bytes(c, n) ? -1 : 0;
+}
+
+/* Parses one list from c up to and including its end-of-list entry: each entry kind's
+ * operands (ULEB128s, 8-byte addresses, counted expressions), DWARF 5 section 2.6.2 and
+ * 2.17.3, plus DW_LLE_GNU_view_pair.  A switch per kind rather than a table walk: an
+ * optimised build's location lists run to megabytes, checked on every load.
  * Returns 0, or -1 if an entry is unknown or leaves the unit. */
 static int check_one_list(struct ct_dw_cursor *c, int loclists)
 {
     for (;;) {
-        uint64_t kind, v;
-        const char *layout;
-        if (ct_dw_rd_fixed(c, 1, &kind) || !(layout = list_entry_layout(loclists, (uint8_t)kind)))
+        if (c->p >= c->end)
             return -1;
-        for (; *layout; layout++) {
-            if (*layout == 'a' ? ct_dw_rd_fixed(c, 8, &v) : ct_dw_rd_leb(c, 0, &v))
-                return -1;
-            if (*layout == 'e') {
-                if (v > (uint64_t)(c->end - c->p))
-                    return -1;
-                c->p += v;
+        uint8_t kind = *c->p++;
+        int bad;
+        if (kind == 0) /* DW_LLE_end_of_list, DW_RLE_end_of_list */
+            return 0;
+        if (loclists) {
+            switch (kind) {
+            case 1: bad = skip_leb(c); break;                                  /* base_addressx */
+            case 2: case 3: case 4:                                            /* startx_endx, startx_length, offset_pair */
+                bad = skip_leb(c) || skip_leb(c) || skip_expr(c); break;
+            case 5: bad = skip_expr(c); break;                                 /* default_location */
+            case 6: bad = skip_bytes(c, 8); break;                             /* base_address */
+            case 7: bad = skip_bytes(c, 16) || skip_expr(c); break;            /* start_end */
+            case 8: bad = skip_bytes(c, 8) || skip_leb(c) || skip_expr(c); break; /* start_length */
+            case 9: bad = skip_leb(c) || skip_leb(c); break;                   /* GNU_view_pair */
+            default: return -1;
+            }
+        } else {
+            switch (kind) {
+            case 1: bad = skip_leb(c); break;                                  /* base_addressx */
+            case 2: case 3: case 4: bad = skip_leb(c) || skip_leb(c); break;   /* startx_endx, startx_length, offset_pair */
+            case 5: bad = skip_bytes(c, 8); break;                             /* base_address */
+            case 6: bad = skip_bytes(c, 16); break;                            /* start_end */
+            case 7: bad = skip_bytes(c, 8) || skip_leb(c); break;              /* start_length */
+            default: return -1;
             }
         }
-        if (kind == 0)
-            return 0;
+        if (bad)
+            return -1;
     }
 }
 

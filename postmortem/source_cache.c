@@ -50,8 +50,8 @@ static void load(struct src_file *f) {
   }
   fclose(fp);
   f->text[len] = 0;
-  size_t n = 1;
-  for (long i = 0; i < len; i++) n += f->text[i] == '\n';
+  size_t n = 1; /* memchr: a byte loop over an amalgamation's 9 MB is a visible share of `show` */
+  for (const char *q = f->text, *end = f->text + len; (q = memchr(q, '\n', (size_t)(end - q))); q++) n++;
   f->lines = malloc(n * sizeof *f->lines);
   if (!f->lines) return;
   char *p = f->text;
