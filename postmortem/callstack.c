@@ -143,12 +143,11 @@ static void emit(struct ct_callstack *cs, const struct ct_mfunc *f, uint16_t mod
   }
 }
 
-int ct_callstack_end_window(struct ct_callstack *cs) {
-  if (!cs || !cs->sw) return 0;
+void ct_callstack_end_window(struct ct_callstack *cs) {
+  if (!cs || !cs->sw) return;
   ct_sw_finish(cs->sw);
   ct_sw_free(cs->sw);
   cs->sw = NULL;
-  return 0;
 }
 
 /* The frame a direct call to `name` from `caller` enters, as the linker binds it: the
@@ -213,17 +212,23 @@ static void finish(struct ct_callstack *cs, uint32_t b, uint32_t end) {
   }
 }
 
+/* Grows cs->path to hold a walk through f (a walk visits at most every block, plus one). 0 when
+ * out of memory. */
+static int path_fits(struct ct_callstack *cs, const struct ct_mfunc *f) {
+  if (cs->path_cap >= (size_t)f->nblocks + 1) return 1;
+  uint32_t *np = realloc(cs->path, ((size_t)f->nblocks + 1) * sizeof *np);
+  if (!np) return 0;
+  cs->path = np;
+  cs->path_cap = (size_t)f->nblocks + 1;
+  return 1;
+}
+
 /* f's walk from `site` while it reads no bits, into cs->path, when it ends at an elided flush
  * (f->site_elided: returns 1, *end its block); else returns 0 (a record is written first). */
 static int zero_walk(struct ct_callstack *cs, const struct ct_mfunc *f, uint32_t site, size_t *n,
                      uint32_t *end) {
   if ((*end = f->site_elided[site]) == UINT32_MAX) return 0;
-  if (cs->path_cap < (size_t)f->nblocks + 1) {
-    uint32_t *np = realloc(cs->path, ((size_t)f->nblocks + 1) * sizeof *np);
-    if (!np) return 0;
-    cs->path = np;
-    cs->path_cap = (size_t)f->nblocks + 1;
-  }
+  if (!path_fits(cs, f)) return 0;
   uint32_t b = f->site_block[site];
   for (*n = 0; b != *end; b = f->blocks[b].succ[0].block) cs->path[(*n)++] = b; /* jumps */
   cs->path[(*n)++] = b;
@@ -358,12 +363,7 @@ void ct_callstack_record(struct ct_callstack *cs, const struct ct_rec *r, struct
   cs->time = r->time_ns;
   cs->gap |= gap;
   locate(cs, f, m, mod, w.site, w.nbits == 0);
-  if (cs->path_cap < (size_t)f->nblocks + 1) {
-    uint32_t *np = realloc(cs->path, ((size_t)f->nblocks + 1) * sizeof *np);
-    if (!np) return;
-    cs->path = np;
-    cs->path_cap = (size_t)f->nblocks + 1;
-  }
+  if (!path_fits(cs, f)) return;
   /* Walked in slices of the path buffer; a loop's record can pass many more blocks. */
   size_t n = 0;
   uint32_t site = w.site;

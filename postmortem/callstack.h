@@ -38,8 +38,8 @@ void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struc
                         uint16_t mod_index, uint32_t site, int empty, uint64_t time_ns);
 
 /* Ends windowed decoding (timeline max_steps): makes the kept steps (step_window.c) and sets
- * th->first_seq; later steps are added directly. Returns 0. */
-int ct_callstack_end_window(struct ct_callstack *cs);
+ * th->first_seq; later steps are added directly. */
+void ct_callstack_end_window(struct ct_callstack *cs);
 
 /* Every frame of the model has returned (the thread exited, or no instrumented function is on
  * its stack at the dump): appends the steps of their elided ends, as far as they are elided. */

@@ -204,12 +204,7 @@ void ct_sw_finish(struct ct_step_window *sw) {
     else ct_add_block_steps(th, p->f, p->mod, &p->f->blocks[p->what], p->flags, p->depth, p->time);
     if (th->nsteps) th->steps[th->nsteps - 1].repeat += p->repeat;
   }
-  /* The first entry's first step may continue an older one: it stands for that step. */
+  /* The first entry's first step may continue an older one: it stands for that step. The
+   * ring holds at least the window; ct_timeline_build cuts the thread to it. */
   th->first_seq = sw->total - th->nsteps;
-  if (th->nsteps > sw->window) {
-    size_t drop = th->nsteps - sw->window;
-    memmove(th->steps, th->steps + drop, sw->window * sizeof *th->steps);
-    th->nsteps = sw->window;
-    th->first_seq += drop;
-  }
 }

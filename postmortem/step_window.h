@@ -65,7 +65,8 @@ int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc 
 /* Counts a summarised record. */
 void ct_sw_count(struct ct_step_window *sw, const struct ct_sw_summary *s, const struct ct_sw_at *at);
 
-/* Makes the kept steps, oldest first, into th->steps and sets th->first_seq. */
+/* Makes the ring's steps, oldest first (at least the window's), into th->steps and sets
+ * th->first_seq. */
 void ct_sw_finish(struct ct_step_window *sw);
 
 #endif

@@ -133,7 +133,7 @@ out:
   free(seg);
   if (rc == 0 && (th->flags & CT_THR_EXITED) && !(th->flags & CT_THR_PREFORK))
     ct_callstack_return_all(cs); /* its start routine returned */
-  if (ct_callstack_end_window(cs) != 0) rc = -1;
+  ct_callstack_end_window(cs);
   if (keep && rc == 0) *keep = cs;
   else ct_callstack_free(cs);
   return rc;
@@ -239,7 +239,7 @@ int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks, s
   ct_callstack_free(focus_cs);
   for (size_t i = 0; i < t->nthreads; i++) {
     struct ct_tl_thread *th = &t->threads[i];
-    if (max_steps && th->nsteps > max_steps) { /* the crash's steps came after the window */
+    if (max_steps && th->nsteps > max_steps) { /* the ring's surplus and the crash's steps */
       size_t drop = th->nsteps - max_steps;
       memmove(th->steps, th->steps + drop, max_steps * sizeof *th->steps);
       th->nsteps = max_steps;
