@@ -18,11 +18,14 @@
 //                 a branch reaches it: see BlockPlan::FlushKind)
 //
 // flush(acc) writes {function address [| stamp], acc} to this module's ring:
-//     p = RING_POS; if ((p & 4095) == 0) { refill(&RING_POS, &MODULE); p = RING_POS; }
+//     p = RING_POS; if ((p & 4095) == 0) { refill_here(); p = RING_POS; }
 //     p[0] = w0; p[1] = acc; RING_POS = p + 2;
 // A stamped flush, once the runtime has turned stamping on for the module (two instrumented
-// modules loaded), first bumps the thread's stamp (in its top 16 bits) and calls stamp_wrap
-// on carry. Every added branch to a slow path carries unlikely branch weights.
+// modules loaded), first calls stamp_next and ors the thread's new stamp (its top 16 bits) into
+// w0. Both slow paths are calls without arguments to preserve_most functions: the hot code
+// keeps all its registers but r11, and each of the thousands of flush sites pays a call and a
+// jump in cold code, not the argument set-up and the stamp arithmetic (a fifth of .text).
+// Every added branch to a slow path carries unlikely branch weights.
 //
 //===----------------------------------------------------------------------------------------===//
 #include "Instrumenter.h"
@@ -94,15 +97,8 @@ struct Emitter {
       Instruction *StampThen =
           SplitBlockAndInsertIfThen(B.CreateICmpNE(On, B.getInt32(0)), Before, false, Unlikely);
       IRBuilder<> SB(StampThen);
-      Value *Old = SB.CreateLoad(I64, G.Stamp, "ct.stamp");
-      Value *Sum = SB.CreateIntrinsic(Intrinsic::uadd_with_overflow, {I64},
-                                      {Old, c64(CT_STAMP_INCREMENT)});
-      Value *New = SB.CreateExtractValue(Sum, 0);
-      SB.CreateStore(New, G.Stamp);
-      Value *StampedW0 = SB.CreateOr(W0, New);
-      Instruction *Wrap =
-          SplitBlockAndInsertIfThen(SB.CreateExtractValue(Sum, 1), StampThen, false, Unlikely);
-      IRBuilder<>(Wrap).CreateCall(G.StampWrap)->setCallingConv(CallingConv::PreserveMost);
+      SB.CreateCall(G.StampNext)->setCallingConv(CallingConv::PreserveMost);
+      Value *StampedW0 = SB.CreateOr(W0, SB.CreateLoad(I64, G.Stamp, "ct.stamp"));
       BasicBlock *StampEnd = StampThen->getParent();
       PHINode *Joined = PHINode::Create(I64, 2, "ct.w0", &Before->getParent()->front());
       Joined->addIncoming(W0, Head);
@@ -116,7 +112,7 @@ struct Emitter {
     BasicBlock *Head = Before->getParent();
     Instruction *Then = SplitBlockAndInsertIfThen(AtChunk, Before, false, Unlikely);
     IRBuilder<> TB(Then);
-    TB.CreateCall(G.Refill, {G.RingPos, G.descArg()})->setCallingConv(CallingConv::PreserveMost);
+    TB.CreateCall(G.RefillHere)->setCallingConv(CallingConv::PreserveMost);
     Value *Fresh = TB.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.fresh");
     BasicBlock *Tail = Before->getParent();
     PHINode *Slot = PHINode::Create(G.SlotPtrTy, 2, "ct.slot", &Tail->front());

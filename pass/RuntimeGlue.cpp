@@ -90,14 +90,31 @@ RuntimeGlue::RuntimeGlue(Module &M) : M(M) {
   PointerType *PosPtrTy = PointerType::getUnqual(SlotPtrTy);
   Refill = M.getOrInsertFunction(CT_SYM_RING_REFILL,
                                  FunctionType::get(Type::getVoidTy(C), {PosPtrTy, BytePtr}, false));
-  StampWrap = M.getOrInsertFunction(CT_SYM_STAMP_WRAP, FunctionType::get(Type::getVoidTy(C), false));
-  for (FunctionCallee FC : {Refill, StampWrap})
+  StampNext = M.getOrInsertFunction(CT_SYM_STAMP_NEXT, FunctionType::get(Type::getVoidTy(C), false));
+  for (FunctionCallee FC : {Refill, StampNext})
     if (auto *F = dyn_cast<Function>(FC.getCallee())) {
       F->addFnAttr(Attribute::NoUnwind);
       F->addFnAttr(Attribute::Cold);
       // Cold calls that keep every register: hot code around them needs no spills.
       F->setCallingConv(CallingConv::PreserveMost);
     }
+
+  // The refill call of every flush's slow path, with its arguments built here once: a call
+  // without arguments leaves the hot code's registers alone (rdi and rsi are not taken) and
+  // makes the cold path at each of the thousands of flush sites a call and a jump.
+  RefillHere = M.getFunction(CT_SYM_REFILL_HERE);
+  if (!RefillHere) {
+    RefillHere = Function::Create(FunctionType::get(Type::getVoidTy(C), false),
+                                  GlobalValue::LinkOnceODRLinkage, CT_SYM_REFILL_HERE, M);
+    makePerModule(RefillHere);
+    RefillHere->setCallingConv(CallingConv::PreserveMost);
+    RefillHere->addFnAttr(Attribute::NoUnwind);
+    RefillHere->addFnAttr(Attribute::Cold);
+    RefillHere->addFnAttr(Attribute::NoInline);
+    IRBuilder<> B(BasicBlock::Create(C, "", RefillHere));
+    B.CreateCall(Refill, {RingPos, descArg()})->setCallingConv(CallingConv::PreserveMost);
+    B.CreateRetVoid();
+  }
 }
 
 Constant *RuntimeGlue::stampingFlag() {

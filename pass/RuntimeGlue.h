@@ -24,7 +24,8 @@ struct RuntimeGlue {
   llvm::GlobalVariable *Stamp;      // TLS uint64_t, runtime core
   llvm::GlobalVariable *Now;        // TLS uint64_t, runtime core
   llvm::FunctionCallee Refill;      // void (uint64_t **, void *), preserve_most; sets *pos
-  llvm::FunctionCallee StampWrap;   // void (void)
+  llvm::Function *RefillHere;       // void (void), preserve_most: Refill(&RingPos, ModuleDesc)
+  llvm::FunctionCallee StampNext;   // void (void), preserve_most: the next stamp into Stamp
   llvm::Value *descArg();           // ModuleDesc as the refill's second argument
   llvm::Constant *stampingFlag();   // &ModuleDesc->stamping (uint32_t, set by the runtime)
 };

@@ -3,9 +3,10 @@
  * ring writes, thread state, and stamp wraps.
  *
  * The hot path (emitted by the pass, see docs/design.md) is:
- *     p = RING_POS;  if ((p & 4095) == 0) { __crashtrail_ring_refill(&RING_POS, &MODULE);
- *                                           p = RING_POS; }
+ *     p = RING_POS;  if ((p & 4095) == 0) { __crashtrail_refill_here(); p = RING_POS; }
  *     p[0] = w0;  p[1] = acc;  RING_POS = p + 2;
+ * where __crashtrail_refill_here is the module's own stub (emitted by the pass, one per ELF
+ * module) that calls __crashtrail_ring_refill(&RING_POS, &MODULE).
  * RING_POS is a zero-initialised TLS variable of the module, so a thread's first record in a
  * module lands here, and so does every record that would start a new 4096-byte chunk.
  *
@@ -17,7 +18,7 @@
  *    of it is written in order, so its first zero slot ends its data.
  *  - Ring memory is never unmapped: a dump may always read every ring in ct_ring_list. A ring
  *    of an exited thread is reused only when more than CRASHTRAIL_KEEP_EXITED of them exist.
- * Context: refill and stamp_wrap run in any context (instrumented code runs in signal
+ * Context: refill, stamp_next and stamp_wrap run in any context (instrumented code runs in signal
  * handlers too): mmap, sigaltstack and clock_gettime only.
  */
 #include <errno.h>
@@ -242,13 +243,19 @@ CT_EXPORT __attribute__((preserve_most)) void __crashtrail_stamp_wrap(void) {
   ct_rings_mark(t, CT_TAG_SEQ);
 }
 
+/* The slow path of a stamped flush (stamping is on): the thread's next stamp, left in
+ * __crashtrail_stamp for the caller to read (preserve_most cannot return a value). any */
+CT_EXPORT __attribute__((preserve_most)) void __crashtrail_stamp_next(void) {
+  __crashtrail_stamp += CT_STAMP_INCREMENT;
+  if ((__crashtrail_stamp >> CT_REC_TAG_SHIFT) == 0) __crashtrail_stamp_wrap();
+}
+
 /* Stamping just turned on (a second module registered): the records this thread wrote
  * unstamped so far come before anything it writes from now on, in any ring. A fresh stamp in
  * every ring of the thread says so. any */
 void ct_thread_cut_rings(void) {
   struct ct_thread *t = ct_thread_get();
-  __crashtrail_stamp += CT_STAMP_INCREMENT;
-  if ((__crashtrail_stamp >> CT_REC_TAG_SHIFT) == 0) __crashtrail_stamp_wrap();
+  __crashtrail_stamp_next();
   ct_rings_mark(t, CT_TAG_CUT);
 }
 

@@ -47,11 +47,15 @@
 #define CT_SYM_RING_POS "__crashtrail_ring_pos"   /* TLS uint64_t *: next slot of this thread */
 #define CT_SYM_MODULE "__crashtrail_module"       /* struct ct_module_desc */
 #define CT_SYM_MODULE_CTOR "__crashtrail_module_ctor"
+#define CT_SYM_REFILL_HERE "__crashtrail_refill_here" /* void (void), preserve_most: calls
+                                                       * CT_SYM_RING_REFILL for this module */
 /* In the runtime core (one per process). */
-/* The two slow paths use the preserve_most calling convention (all registers but r11 kept). */
+/* The slow paths use the preserve_most calling convention (all registers but r11 kept). */
 #define CT_SYM_RING_REFILL "__crashtrail_ring_refill" /* void (uint64_t **, desc *): sets
                                                        * *pos to the slot to write */
 #define CT_SYM_STAMP "__crashtrail_stamp"             /* TLS uint64_t, starts at CT_REC_STAMPED */
+#define CT_SYM_STAMP_NEXT "__crashtrail_stamp_next"   /* void (void): the thread's next stamp,
+                                                       * left in CT_SYM_STAMP */
 #define CT_SYM_STAMP_WRAP "__crashtrail_stamp_wrap"   /* void (void): low 16 bits wrapped */
 #define CT_SYM_NOW "__crashtrail_now"                 /* TLS uint64_t: coarse time for tables */
 #define CT_SYM_REGISTER_MODULE "__crashtrail_register_module"
