@@ -18,13 +18,17 @@
 //                 a branch reaches it: see BlockPlan::FlushKind)
 //
 // flush(acc) writes {function address [| stamp], acc} to this module's ring:
-//     p = RING_POS; if ((p & 4095) == 0) { refill_here(); p = RING_POS; }
+//     p = RING_POS; if ((p & MASK) == 0) { slow_here(); p = RING_POS; w0 |= STAMP_OR; }
 //     p[0] = w0; p[1] = acc; RING_POS = p + 2;
-// A stamped flush, once the runtime has turned stamping on for the module (two instrumented
-// modules loaded), first calls stamp_next and ors the thread's new stamp (its top 16 bits) into
-// w0. Both slow paths are calls without arguments to preserve_most functions: the hot code
-// keeps all its registers but r11, and each of the thousands of flush sites pays a call and a
-// jump in cold code, not the argument set-up and the stamp arithmetic (a fifth of .text).
+// MASK is 4095 for a plain flush (slow_here = refill_here: the chunk is full). A stamped flush
+// reads its module's chunk mask instead, which the runtime sets from 4095 to 0 when it turns
+// stamping on (two instrumented modules loaded): then every stamped flush takes the slow path
+// (stamped_slow_here), where the runtime takes the thread's next stamp and leaves it in
+// STAMP_OR (0 while stamping is off: the slow path was a chunk boundary), and refills at a
+// chunk boundary. With one module a stamped flush thus costs what a plain one does. Both
+// stubs are per-module, preserve_most and take no arguments: the hot code keeps all its
+// registers but r11, and each of the thousands of flush sites pays a call, two loads and a
+// jump in cold code.
 // Every added branch to a slow path carries unlikely branch weights.
 //
 //===----------------------------------------------------------------------------------------===//
@@ -79,45 +83,49 @@ struct Emitter {
   }
   Value *loadAcc(IRBuilder<> &B) { return B.CreateLoad(I64, Acc, "ct.acc"); }
 
+  // The module's chunk mask (CT_CHUNK_BYTES - 1 until the runtime turns stamping on, then 0).
+  // Unordered: a racing write (the runtime turning stamping on) is seen sooner or later, never
+  // as garbage; unlike monotonic it folds into the instruction that uses it (when that is its
+  // only use: `test %reg, mask(%rip)`).
+  Value *loadChunkMask(IRBuilder<> &B) {
+    LoadInst *M = B.CreateLoad(B.getInt32Ty(), G.chunkMask(), "ct.mask");
+    M->setAtomic(AtomicOrdering::Unordered);
+    M->setAlignment(Align(4));
+    return M;
+  }
+
   // Writes one record; everything is inserted before `Before`, which may move to a new block.
+  // The fast path tests the ring position against the chunk mask: an unstamped flush against
+  // the constant, a stamped one against its module's mask, which is 0 once stamping is on. So
+  // in a program with one instrumented module a stamped flush costs what a plain one does (the
+  // stamping test is the chunk test), and with two every stamped flush takes the cold path,
+  // where the runtime stamps (leaving in StampOr what to or into w0: the stamp, or 0) and, at a
+  // chunk boundary, starts a fresh chunk.
   void emitFlush(Instruction *Before, bool Stamped) {
     IRBuilder<> B(Before);
     Value *A = loadAcc(B);
     Value *W0 = B.CreatePtrToInt(P.Anchor, I64);
-    if (Stamped) {
-      // Stamps only order the rings of a thread, and a thread has one ring until a second
-      // instrumented module registers: until then the runtime leaves `stamping` 0 and this
-      // costs one compare and a branch that is never taken.
-      LoadInst *On = B.CreateLoad(B.getInt32Ty(), G.stampingFlag(), "ct.stamping");
-      // Unordered: a racing write (the runtime turning stamping on) is seen sooner or later,
-      // never as garbage; unlike monotonic it folds into `cmpl $0, desc+4(%rip)`.
-      On->setAtomic(AtomicOrdering::Unordered);
-      On->setAlignment(Align(4));
-      BasicBlock *Head = Before->getParent();
-      Instruction *StampThen =
-          SplitBlockAndInsertIfThen(B.CreateICmpNE(On, B.getInt32(0)), Before, false, Unlikely);
-      IRBuilder<> SB(StampThen);
-      SB.CreateCall(G.StampNext)->setCallingConv(CallingConv::PreserveMost);
-      Value *StampedW0 = SB.CreateOr(W0, SB.CreateLoad(I64, G.Stamp, "ct.stamp"));
-      BasicBlock *StampEnd = StampThen->getParent();
-      PHINode *Joined = PHINode::Create(I64, 2, "ct.w0", &Before->getParent()->front());
-      Joined->addIncoming(W0, Head);
-      Joined->addIncoming(StampedW0, StampEnd);
-      B.SetInsertPoint(Before);
-      W0 = Joined;
-    }
     Value *Pos = B.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.pos");
-    Value *Low = B.CreateAnd(B.CreatePtrToInt(Pos, I64), c64(CT_CHUNK_BYTES - 1));
-    Value *AtChunk = B.CreateICmpEQ(Low, c64(0));
+    Value *PosLow = B.CreateTrunc(B.CreatePtrToInt(Pos, I64), B.getInt32Ty());
+    Value *Mask = Stamped ? loadChunkMask(B) : B.getInt32(CT_CHUNK_BYTES - 1);
+    Value *Slow = B.CreateICmpEQ(B.CreateAnd(PosLow, Mask), B.getInt32(0));
     BasicBlock *Head = Before->getParent();
-    Instruction *Then = SplitBlockAndInsertIfThen(AtChunk, Before, false, Unlikely);
-    IRBuilder<> TB(Then);
-    TB.CreateCall(G.RefillHere)->setCallingConv(CallingConv::PreserveMost);
-    Value *Fresh = TB.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.fresh");
+    Instruction *Cold = SplitBlockAndInsertIfThen(Slow, Before, false, Unlikely);
+    IRBuilder<> CB(Cold);
+    CB.CreateCall(Stamped ? G.StampedSlowHere : G.RefillHere)
+        ->setCallingConv(CallingConv::PreserveMost);
+    Value *Fresh = CB.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.fresh");
     BasicBlock *Tail = Before->getParent();
     PHINode *Slot = PHINode::Create(G.SlotPtrTy, 2, "ct.slot", &Tail->front());
     Slot->addIncoming(Pos, Head);
-    Slot->addIncoming(Fresh, Then->getParent());
+    Slot->addIncoming(Fresh, Cold->getParent());
+    if (Stamped) {
+      Value *StampedW0 = CB.CreateOr(W0, CB.CreateLoad(I64, G.StampOr, "ct.stamp"));
+      PHINode *W = PHINode::Create(I64, 2, "ct.w0", &Tail->front());
+      W->addIncoming(W0, Head);
+      W->addIncoming(StampedW0, Cold->getParent());
+      W0 = W;
+    }
     B.SetInsertPoint(Before);
     B.CreateStore(W0, Slot);
     B.CreateStore(A, B.CreateConstInBoundsGEP1_64(I64, Slot, 1));
@@ -299,10 +307,7 @@ struct Emitter {
           if (BP.Flush == BlockPlan::FlushIfBits)
             Write = B.CreateICmpUGE(loadAcc(B), c64(uint64_t(2) << P.SiteBits), "ct.bits");
           if (BP.Stamped) {
-            LoadInst *On = B.CreateLoad(B.getInt32Ty(), G.stampingFlag(), "ct.stamping");
-            On->setAtomic(AtomicOrdering::Unordered);
-            On->setAlignment(Align(4));
-            Value *StampOn = B.CreateICmpNE(On, B.getInt32(0));
+            Value *StampOn = B.CreateICmpEQ(loadChunkMask(B), B.getInt32(0), "ct.stamping");
             Write = Write ? B.CreateOr(Write, StampOn) : StampOn;
           }
           if (Write) emitFlush(SplitBlockAndInsertIfThen(Write, End, false), BP.Stamped);

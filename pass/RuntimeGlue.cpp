@@ -39,6 +39,24 @@ static Function *makeModuleHook(Module &M, StringRef Name, FunctionCallee Target
   return F;
 }
 
+// A per-module stub, `void Name(void)`, preserve_most, that calls Target(Pos, Desc).
+static Function *makeSlowStub(Module &M, StringRef Name, FunctionCallee Target, Constant *Pos,
+                              Value *Desc) {
+  if (Function *F = M.getFunction(Name)) return F;
+  LLVMContext &C = M.getContext();
+  Function *F = Function::Create(FunctionType::get(Type::getVoidTy(C), false),
+                                 GlobalValue::LinkOnceODRLinkage, Name, M);
+  makePerModule(F);
+  F->setCallingConv(CallingConv::PreserveMost);
+  F->addFnAttr(Attribute::NoUnwind);
+  F->addFnAttr(Attribute::Cold);
+  F->addFnAttr(Attribute::NoInline);
+  IRBuilder<> B(BasicBlock::Create(C, "", F));
+  B.CreateCall(Target, {Pos, Desc})->setCallingConv(CallingConv::PreserveMost);
+  B.CreateRetVoid();
+  return F;
+}
+
 RuntimeGlue::RuntimeGlue(Module &M) : M(M) {
   LLVMContext &C = M.getContext();
   I64 = Type::getInt64Ty(C);
@@ -60,7 +78,7 @@ RuntimeGlue::RuntimeGlue(Module &M) : M(M) {
     return new GlobalVariable(M, I64, false, GlobalValue::ExternalLinkage, nullptr, Name,
                               nullptr, GlobalValue::InitialExecTLSModel);
   };
-  Stamp = ExternalTLS(CT_SYM_STAMP);
+  StampOr = ExternalTLS(CT_SYM_STAMP_OR);
   Now = ExternalTLS(CT_SYM_NOW);
 
   ModuleDesc = M.getGlobalVariable(CT_SYM_MODULE, true);
@@ -68,7 +86,7 @@ RuntimeGlue::RuntimeGlue(Module &M) : M(M) {
     StructType *DescTy = StructType::create(C, {I32, I32, BytePtr, BytePtr, BytePtr, BytePtr},
                                             "struct.crashtrail_module_desc");
     Constant *Init = ConstantStruct::get(
-        DescTy, {ConstantInt::get(I32, CT_ABI_VERSION), ConstantInt::get(I32, 0),
+        DescTy, {ConstantInt::get(I32, CT_ABI_VERSION), ConstantInt::get(I32, CT_CHUNK_BYTES - 1),
                  weakHiddenByte(M, "__ehdr_start"),
                  weakHiddenByte(M, "__start_" CT_SECTION_TABLES),
                  weakHiddenByte(M, "__stop_" CT_SECTION_TABLES), ConstantPointerNull::get(BytePtr)});
@@ -90,8 +108,9 @@ RuntimeGlue::RuntimeGlue(Module &M) : M(M) {
   PointerType *PosPtrTy = PointerType::getUnqual(SlotPtrTy);
   Refill = M.getOrInsertFunction(CT_SYM_RING_REFILL,
                                  FunctionType::get(Type::getVoidTy(C), {PosPtrTy, BytePtr}, false));
-  StampNext = M.getOrInsertFunction(CT_SYM_STAMP_NEXT, FunctionType::get(Type::getVoidTy(C), false));
-  for (FunctionCallee FC : {Refill, StampNext})
+  StampedSlow = M.getOrInsertFunction(
+      CT_SYM_STAMPED_SLOW, FunctionType::get(Type::getVoidTy(C), {PosPtrTy, BytePtr}, false));
+  for (FunctionCallee FC : {Refill, StampedSlow})
     if (auto *F = dyn_cast<Function>(FC.getCallee())) {
       F->addFnAttr(Attribute::NoUnwind);
       F->addFnAttr(Attribute::Cold);
@@ -99,25 +118,14 @@ RuntimeGlue::RuntimeGlue(Module &M) : M(M) {
       F->setCallingConv(CallingConv::PreserveMost);
     }
 
-  // The refill call of every flush's slow path, with its arguments built here once: a call
-  // without arguments leaves the hot code's registers alone (rdi and rsi are not taken) and
-  // makes the cold path at each of the thousands of flush sites a call and a jump.
-  RefillHere = M.getFunction(CT_SYM_REFILL_HERE);
-  if (!RefillHere) {
-    RefillHere = Function::Create(FunctionType::get(Type::getVoidTy(C), false),
-                                  GlobalValue::LinkOnceODRLinkage, CT_SYM_REFILL_HERE, M);
-    makePerModule(RefillHere);
-    RefillHere->setCallingConv(CallingConv::PreserveMost);
-    RefillHere->addFnAttr(Attribute::NoUnwind);
-    RefillHere->addFnAttr(Attribute::Cold);
-    RefillHere->addFnAttr(Attribute::NoInline);
-    IRBuilder<> B(BasicBlock::Create(C, "", RefillHere));
-    B.CreateCall(Refill, {RingPos, descArg()})->setCallingConv(CallingConv::PreserveMost);
-    B.CreateRetVoid();
-  }
+  // The slow paths' calls, with their arguments built here once: a call without arguments
+  // leaves the hot code's registers alone (rdi and rsi are not taken) and makes the cold path
+  // at each of the thousands of flush sites a call and a jump.
+  RefillHere = makeSlowStub(M, CT_SYM_REFILL_HERE, Refill, RingPos, descArg());
+  StampedSlowHere = makeSlowStub(M, CT_SYM_STAMPED_SLOW_HERE, StampedSlow, RingPos, descArg());
 }
 
-Constant *RuntimeGlue::stampingFlag() {
+Constant *RuntimeGlue::chunkMask() {
   return ConstantExpr::getInBoundsGetElementPtr(
       ModuleDesc->getValueType(), ModuleDesc,
       ArrayRef<Constant *>{ConstantInt::get(Type::getInt32Ty(M.getContext()), 0),

@@ -3,7 +3,7 @@
 // Declares (once per module) what instrumented code touches: the module's ring position (a
 // TLS pointer, one definition per ELF module through a hidden linkonce_odr comdat), the
 // module descriptor and the constructor/destructor that register it, the runtime core's stamp
-// and clock TLS variables, and the slow-path functions. Names come from crashtrail/abi.h.
+// and clock TLS variables, the slow-path functions and their per-module stubs. Names come from crashtrail/abi.h.
 //
 //===----------------------------------------------------------------------------------------===//
 #ifndef CRASHTRAIL_PASS_RUNTIMEGLUE_H
@@ -21,13 +21,15 @@ struct RuntimeGlue {
   llvm::PointerType *SlotPtrTy;     // uint64_t *
   llvm::GlobalVariable *RingPos;    // TLS uint64_t *, this module's
   llvm::GlobalVariable *ModuleDesc; // struct ct_module_desc
-  llvm::GlobalVariable *Stamp;      // TLS uint64_t, runtime core
+  llvm::GlobalVariable *StampOr;    // TLS uint64_t, runtime core: what a stamped slow path
+                                    // ors into w0 (the new stamp, or 0 with stamping off)
   llvm::GlobalVariable *Now;        // TLS uint64_t, runtime core
   llvm::FunctionCallee Refill;      // void (uint64_t **, void *), preserve_most; sets *pos
+  llvm::FunctionCallee StampedSlow; // void (uint64_t **, void *), preserve_most
   llvm::Function *RefillHere;       // void (void), preserve_most: Refill(&RingPos, ModuleDesc)
-  llvm::FunctionCallee StampNext;   // void (void), preserve_most: the next stamp into Stamp
+  llvm::Function *StampedSlowHere;  // void (void), preserve_most: StampedSlow(&RingPos, ...)
   llvm::Value *descArg();           // ModuleDesc as the refill's second argument
-  llvm::Constant *stampingFlag();   // &ModuleDesc->stamping (uint32_t, set by the runtime)
+  llvm::Constant *chunkMask();      // &ModuleDesc->chunk_mask (uint32_t, set by the runtime)
 };
 
 } // namespace crashtrail

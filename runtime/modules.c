@@ -146,11 +146,12 @@ struct ct_module *ct_module_for(struct ct_module_desc *desc) {
     ct_module_find_path(m, (uintptr_t)desc);
     if (ct_cfg.exe_path[0] && !strcmp(m->path, ct_cfg.exe_path)) m->flags |= CT_MOD_MAIN;
     /* With two instrumented modules a thread can have two rings: from now on records after
-     * which control may change module carry stamps (see crashtrail/abi.h). */
+     * which control may change module carry stamps (see crashtrail/abi.h); a chunk mask of 0
+     * sends every stamped flush to its slow path, which stamps. */
     if (id >= 1) {
-      __atomic_store_n(&desc->stamping, 1, __ATOMIC_RELAXED);
+      __atomic_store_n(&desc->chunk_mask, 0, __ATOMIC_RELAXED);
       if (id == 1 && !(ct_modules[0].flags & CT_MOD_UNLOADED))
-        __atomic_store_n((uint32_t *)&ct_modules[0].desc->stamping, 1, __ATOMIC_RELAXED);
+        __atomic_store_n((uint32_t *)&ct_modules[0].desc->chunk_mask, 0, __ATOMIC_RELAXED);
     }
     __atomic_store_n((struct ct_module **)&desc->runtime, m, __ATOMIC_RELEASE);
     ct_event(CT_EV_MODULE_LOAD, id);

@@ -6,7 +6,9 @@
  *     p = RING_POS;  if ((p & 4095) == 0) { __crashtrail_refill_here(); p = RING_POS; }
  *     p[0] = w0;  p[1] = acc;  RING_POS = p + 2;
  * where __crashtrail_refill_here is the module's own stub (emitted by the pass, one per ELF
- * module) that calls __crashtrail_ring_refill(&RING_POS, &MODULE).
+ * module) that calls __crashtrail_ring_refill(&RING_POS, &MODULE). A stamped flush tests p
+ * against its module's chunk mask (0 once two modules stamp) and its slow path goes through
+ * __crashtrail_stamped_slow, which stamps; see pass/Instrumenter.cpp.
  * RING_POS is a zero-initialised TLS variable of the module, so a thread's first record in a
  * module lands here, and so does every record that would start a new 4096-byte chunk.
  *
@@ -18,7 +20,7 @@
  *    of it is written in order, so its first zero slot ends its data.
  *  - Ring memory is never unmapped: a dump may always read every ring in ct_ring_list. A ring
  *    of an exited thread is reused only when more than CRASHTRAIL_KEEP_EXITED of them exist.
- * Context: refill, stamp_next and stamp_wrap run in any context (instrumented code runs in signal
+ * Context: refill, stamped_slow and stamp_wrap run in any context (instrumented code runs in signal
  * handlers too): mmap, sigaltstack and clock_gettime only.
  */
 #include <errno.h>
@@ -33,6 +35,7 @@
 #include "rt_internal.h"
 
 CT_EXPORT __thread uint64_t __crashtrail_stamp = CT_REC_STAMPED;
+CT_EXPORT __thread uint64_t __crashtrail_stamp_or;
 CT_EXPORT __thread uint64_t __crashtrail_now = 1;
 static __thread struct ct_thread ct_tls_thread;
 
@@ -243,11 +246,25 @@ CT_EXPORT __attribute__((preserve_most)) void __crashtrail_stamp_wrap(void) {
   ct_rings_mark(t, CT_TAG_SEQ);
 }
 
-/* The slow path of a stamped flush (stamping is on): the thread's next stamp, left in
- * __crashtrail_stamp for the caller to read (preserve_most cannot return a value). any */
-CT_EXPORT __attribute__((preserve_most)) void __crashtrail_stamp_next(void) {
+/* The thread's next stamp (its low 16 bits wrapping: a SEQ marker in each of its rings). */
+static void ct_stamp_next(void) {
   __crashtrail_stamp += CT_STAMP_INCREMENT;
   if ((__crashtrail_stamp >> CT_REC_TAG_SHIFT) == 0) __crashtrail_stamp_wrap();
+}
+
+/* The slow path of a stamped flush: taken at a chunk boundary and, once the module stamps (its
+ * chunk mask is 0), at every stamped flush. Leaves in __crashtrail_stamp_or what the caller
+ * ors into the record's w0, and the slot to write in *pos_tls. The position is read after the
+ * stamp: a wrap has just written a marker into every ring of the thread. any */
+CT_EXPORT __attribute__((preserve_most)) void
+__crashtrail_stamped_slow(uint64_t **pos_tls, struct ct_module_desc *desc) {
+  uint64_t or = 0;
+  if (__atomic_load_n(&desc->chunk_mask, __ATOMIC_RELAXED) == 0) {
+    ct_stamp_next();
+    or = __crashtrail_stamp;
+  }
+  __crashtrail_stamp_or = or;
+  if (((uintptr_t)*pos_tls & (CT_CHUNK_BYTES - 1)) == 0) __crashtrail_ring_refill(pos_tls, desc);
 }
 
 /* Stamping just turned on (a second module registered): the records this thread wrote
@@ -255,7 +272,7 @@ CT_EXPORT __attribute__((preserve_most)) void __crashtrail_stamp_next(void) {
  * every ring of the thread says so. any */
 void ct_thread_cut_rings(void) {
   struct ct_thread *t = ct_thread_get();
-  __crashtrail_stamp_next();
+  ct_stamp_next();
   ct_rings_mark(t, CT_TAG_CUT);
 }
 

@@ -40,7 +40,7 @@
 
 #include <stdint.h>
 
-#define CT_ABI_VERSION 2u
+#define CT_ABI_VERSION 3u
 
 /* ---- symbols ------------------------------------------------------------------------------ */
 /* Per loaded module (one definition per executable or shared object: linkonce_odr, hidden). */
@@ -49,13 +49,20 @@
 #define CT_SYM_MODULE_CTOR "__crashtrail_module_ctor"
 #define CT_SYM_REFILL_HERE "__crashtrail_refill_here" /* void (void), preserve_most: calls
                                                        * CT_SYM_RING_REFILL for this module */
+#define CT_SYM_STAMPED_SLOW_HERE "__crashtrail_stamped_slow_here" /* likewise for
+                                                       * CT_SYM_STAMPED_SLOW */
 /* In the runtime core (one per process). */
 /* The slow paths use the preserve_most calling convention (all registers but r11 kept). */
 #define CT_SYM_RING_REFILL "__crashtrail_ring_refill" /* void (uint64_t **, desc *): sets
                                                        * *pos to the slot to write */
+#define CT_SYM_STAMPED_SLOW "__crashtrail_stamped_slow" /* void (uint64_t **, desc *): a
+                                                       * stamped flush's slow path: the next
+                                                       * stamp into CT_SYM_STAMP_OR if the
+                                                       * module stamps (else 0), then a refill
+                                                       * if *pos is at a chunk boundary */
 #define CT_SYM_STAMP "__crashtrail_stamp"             /* TLS uint64_t, starts at CT_REC_STAMPED */
-#define CT_SYM_STAMP_NEXT "__crashtrail_stamp_next"   /* void (void): the thread's next stamp,
-                                                       * left in CT_SYM_STAMP */
+#define CT_SYM_STAMP_OR "__crashtrail_stamp_or"       /* TLS uint64_t: what the slow path's
+                                                       * caller ors into w0 */
 #define CT_SYM_STAMP_WRAP "__crashtrail_stamp_wrap"   /* void (void): low 16 bits wrapped */
 #define CT_SYM_NOW "__crashtrail_now"                 /* TLS uint64_t: coarse time for tables */
 #define CT_SYM_REGISTER_MODULE "__crashtrail_register_module"
@@ -96,7 +103,9 @@ struct ct_table_entry {
 /* ---- module descriptor (emitted by the pass, one per module) -------------------------------- */
 struct ct_module_desc {
   uint32_t abi_version;       /* CT_ABI_VERSION */
-  uint32_t stamping;          /* written by the runtime: 1 once two modules registered */
+  uint32_t chunk_mask;        /* CT_CHUNK_BYTES - 1; the runtime writes 0 once two modules
+                               * registered: stamped flushes test the ring position against
+                               * it, so then all of them take the slow path, which stamps */
   const void *ehdr;           /* &__ehdr_start of the module (weak; may be 0) */
   struct ct_table_entry *tab_start; /* __start_crashtrail_tab (weak; 0 without tables) */
   struct ct_table_entry *tab_stop;  /* __stop_crashtrail_tab */

@@ -1,9 +1,11 @@
-// A flush's two slow paths are calls without arguments to preserve_most functions, so the hot
-// code around them keeps its registers: the chunk refill calls the module's own stub
-// __crashtrail_refill_here (one definition per ELF module: linkonce_odr, hidden, in a comdat,
-// not instrumented itself), which passes the module's ring position and descriptor to the
-// runtime's refill; a stamped flush (stamping on: two instrumented modules) calls
-// __crashtrail_stamp_next and reads the thread's new stamp back from __crashtrail_stamp.
+// A flush's slow paths are calls without arguments to per-module preserve_most stubs, so the
+// hot code around them keeps its registers. A plain flush tests the ring position against 4095
+// (a chunk boundary) and calls __crashtrail_refill_here; a stamped flush tests it against its
+// module's chunk mask (4095 with one instrumented module, 0 once stamping is on), so with one
+// module it costs no more than a plain one, and calls __crashtrail_stamped_slow_here, then ors
+// __crashtrail_stamp_or (the runtime's new stamp, or 0) into the record's first word. Each stub
+// is defined once per ELF module (linkonce_odr, hidden, in a comdat, not instrumented itself)
+// and passes the module's ring position and descriptor to the runtime.
 // RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clang -fplugin=%plugin -O2 -S %s -o - | FileCheck %s --check-prefix=ASM
 // RUN: %clang -fplugin=%plugin -O2 %s %rt -o %t && env CRASHTRAIL_RING_KB=64 %t | FileCheck %s --check-prefix=OUT
@@ -18,22 +20,28 @@ __attribute__((noinline)) int work(int x) {
 }
 
 // CHECK-LABEL: define{{.*}} i32 @work(
-// CHECK: call preserve_mostcc void @__crashtrail_stamp_next()
-// CHECK-NEXT: load i64, {{.*}}@__crashtrail_stamp,
-// CHECK: call preserve_mostcc void @__crashtrail_refill_here()
+// The stamped flush before the call through fp: the mask, loaded from the descriptor.
+// CHECK: load atomic i32, {{.*}}@__crashtrail_module{{.*}} unordered
+// CHECK: call preserve_mostcc void @__crashtrail_stamped_slow_here()
+// CHECK-NEXT: load {{.*}}@__crashtrail_ring_pos
+// CHECK-NEXT: load i64, {{.*}}@__crashtrail_stamp_or
 // CHECK-NOT: @__crashtrail_ring_refill
 // CHECK: ret i32
-// CHECK: declare preserve_mostcc void @__crashtrail_stamp_next()
 // CHECK-LABEL: define linkonce_odr hidden preserve_mostcc void @__crashtrail_refill_here()
 // CHECK-SAME: comdat
 // CHECK-NEXT: call preserve_mostcc void @__crashtrail_ring_refill({{.*}}@__crashtrail_ring_pos, {{.*}}@__crashtrail_module
 // CHECK-NEXT: ret void
+// CHECK-LABEL: define linkonce_odr hidden preserve_mostcc void @__crashtrail_stamped_slow_here()
+// CHECK-SAME: comdat
+// CHECK-NEXT: call preserve_mostcc void @__crashtrail_stamped_slow({{.*}}@__crashtrail_ring_pos, {{.*}}@__crashtrail_module
+// CHECK-NEXT: ret void
 
-// In the machine code, no flush site sets up arguments for its slow path: the only calls to
-// the refill are the stub's.
+// In the machine code the stamped flush's fast path is the plain one's, with the mask read
+// from memory by the test itself, and no flush site sets up arguments for its slow path.
 // ASM-LABEL: work:
 // ASM-NOT: __crashtrail_ring_refill
-// ASM: callq __crashtrail_refill_here
+// ASM: testl %{{[a-z0-9]+}}, __crashtrail_module+4(%rip)
+// ASM: callq __crashtrail_stamped_slow_here
 // ASM-LABEL: __crashtrail_refill_here:
 // ASM: __crashtrail_ring_refill
 

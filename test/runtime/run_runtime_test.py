@@ -534,8 +534,30 @@ def stamping(c):
     runs = [k for i, k in enumerate(mods) if i == 0 or mods[i - 1] != k]
     expect(runs == ["dl_main", "libct_dl.so", "dl_main", "libct_dl.so", "dl_main"],
            "module order of the steps: %s" % runs)
-    return "one module: %d records, none stamped; two: one cut, %d of %d stamped, order kept" % (
-        single, main_rings[0]["stamped"], main_rings[0]["records"])
+    # Enough cross-module calls to wrap the stamps' low 16 bits: every ring of the thread gets
+    # a SEQ marker (written from a stamped flush's slow path, between its reading of the ring
+    # position and its record), and the steps still alternate call by call: every lib_work(1)
+    # in the window is one run of the library's steps, all of the same length.
+    os.unlink(dump)
+    r = c.run([exe2, lib, "0", "40000"])
+    expect(r.sig == signal.SIGSEGV, "dl_main with 40000 calls: %s" % r.how())
+    dump = c.one_dump(r)
+    raw, tl = c.raw(dump), c.show(dump)
+    lib2 = [g for g in raw["rings"] if g["module"] != main_id and g["records"] > 1000]
+    expect(lib2 and all(g["seqs"] >= 1 for g in raw["rings"] if g["module"] == main_id) and
+           all(g["seqs"] >= 1 for g in lib2), "a SEQ marker in every ring expected: %s" % raw["rings"])
+    th = crashed_thread(tl, tid=raw["pid"])
+    lens, k = [], 0
+    for i, st in enumerate(th["steps"]):
+        if st["module"] == "libct_dl.so": k += 1
+        elif k: lens, k = lens + [k], 0
+    expect(len(lens) > 1000 and len(set(lens[1:-1])) == 1,
+           "lib_work(1) runs of different lengths (records out of order): %s" %
+           sorted(set(lens))[:10])
+    return ("one module: %d records, none stamped; two: one cut, %d of %d stamped, order kept; "
+            "stamps wrapped %d times, %d calls in order" % (
+                single, main_rings[0]["stamped"], main_rings[0]["records"],
+                max(g["seqs"] for g in raw["rings"]), len(lens)))
 
 
 @case("exited_thread")

@@ -5,6 +5,9 @@
  *
  * argv[2] (optional): how many short-lived threads to run first. Each logs a start and an
  * exit event, so 600 of them overflow the runtime's event log before the library is loaded.
+ * argv[3] (optional): how many more calls of lib_work(1) on the second load: each costs two
+ * or more stamps (the call through a pointer, lib_work's return), so 40000 wrap the stamps'
+ * low 16 bits (every ring of the thread gets a SEQ marker).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -39,6 +42,7 @@ int main(int argc, char **argv) {
     lib_work = (int (*)(int))dlsym(h, "lib_work");
     if (!lib_work) return 4;
     sink += lib_work(20 + k);
+    for (int i = 0, n = k == 1 && argc > 3 ? atoi(argv[3]) : 0; i < n; i++) sink += lib_work(1);
     if (dlclose(h) != 0) return 5;
   }
   for (int i = 0; i < 3; i++) sink += main_step(i);
