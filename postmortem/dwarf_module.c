@@ -1328,6 +1328,28 @@ int ct_dwarf_in_prologue(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
     return 0;
 }
 
+int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc,
+                         struct ct_srcloc *out)
+{
+    struct ct_dw_cu *cu = link_pc >= fn_start ? ct_dw_cu_for_pc(d, link_pc) : NULL;
+    const struct ct_dw_row *row = cu ? find_row(cu, link_pc) : NULL;
+    if (!row)
+        return 0;
+    /* find_row's row is in link_pc's sequence; walk back to the sequence's start */
+    for (; row->addr >= fn_start; row--) {
+        if (row->line && row->file) {
+            out->function = NULL;
+            out->file = row->file;
+            out->line = row->line;
+            out->column = row->column;
+            return 1;
+        }
+        if (row == cu->rows || row[-1].end_seq)
+            break;
+    }
+    return 0;
+}
+
 const char *ct_dwarf_function_name(struct ct_dwarf *d, uint64_t link_pc)
 {
     struct ct_dw_cu *cu = ct_dw_cu_for_pc(d, link_pc);

@@ -104,6 +104,14 @@ int ct_dwarf_locals(struct ct_dwarf *d, uint64_t link_pc, const struct ct_regs *
  * the function uses).  0 past it, or when the table says nothing either way. */
 int ct_dwarf_in_prologue(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc);
 
+/* The source position of the nearest line-table row at or before link_pc, no lower than
+ * fn_start and in the same sequence, whose line is not 0: where a thread whose pc has no line
+ * (code a compiler or crashtrail made) was last in the source, in address order.  Fills
+ * out->file, line and column (function NULL); returns 1, or 0 when there is no such row. */
+int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc,
+                         struct ct_srcloc *out);
+
+
 /* Function containing link_pc from DWARF (the innermost DW_TAG_subprogram
  * whose ranges contain it, i.e. the out-of-line function, not an inlined
  * one), or NULL.  The string lives as long as d. */

@@ -193,11 +193,49 @@ static int suspended_in_flushed_call(const struct ct_mfunc *f, uint32_t site, co
   return 0;
 }
 
+/* The first line of mb that is loc's, or -1. */
+static long block_line(const struct ct_mblock *mb, const struct ct_srcloc *loc) {
+  for (uint32_t l = 0; l < mb->nlines; l++)
+    if (same_line(&mb->lines[l], loc)) return (long)l;
+  return -1;
+}
+
+/* The line of the call that the after-call site `site` follows (the last line of the block
+ * whose call returns to it), or NULL. */
+static const struct ct_mline *call_before_site(const struct ct_mfunc *f, uint32_t site) {
+  uint32_t target = f->site_block[site];
+  for (uint32_t b = 0; b < f->nblocks; b++) {
+    const struct ct_mblock *mb = &f->blocks[b];
+    if ((mb->term == CT_TERM_CALL || mb->term == CT_TERM_INVOKE) && mb->nsucc &&
+        mb->succ[0].block == target && mb->nlines)
+      return &mb->lines[mb->nlines - 1];
+  }
+  return NULL;
+}
+
+/* Where a pc of line 0 falls in the path's last block: at the block's line of the nearest
+ * line-table row before the pc (in address order, in the function starting at fn_start): the
+ * code after that line (a switch's dispatch, a branch's bit, a flush), so the block has run
+ * up to it. Returns that line's index in mb (its first occurrence: no line shown that may not
+ * have run), or -1 when the row's line is not in the block (the code of line 0 is then most
+ * likely at the block's start, a check or edge code, and none of its lines has run), or when
+ * it is `call`'s line: the pc is where that call returned to, and the block has run nothing
+ * yet. (The row after the pc says nothing sure: its line may not have begun.) */
+static long line0_position(const struct raw_frame *rf, uint64_t fn_start,
+                           const struct ct_mblock *mb, const struct ct_mline *call) {
+  struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
+  struct ct_srcloc before;
+  if (!dw || !fn_start || !ct_dwarf_line_before(dw, fn_start, rf->link, &before)) return -1;
+  if (call && same_line(call, &before)) return -1;
+  return block_line(mb, &before);
+}
+
 /* Walks the live accumulator of frame rf up to its crash line. `callee`: the function rf is
- * suspended in (its inner frame's symbol), NULL for the innermost frame. */
+ * suspended in (its inner frame's symbol), NULL for the innermost frame; fn_start: the
+ * function's link-time address. */
 static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
                          struct raw_frame *rf, const struct ct_mfunc *f, uint64_t acc, int first,
-                         const char *callee) {
+                         const char *callee, uint64_t fn_start) {
   struct ct_walk w;
   uint32_t blocks[4096];
   size_t nb = 0, determined = 0;
@@ -255,6 +293,20 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
      * an alias). Nothing is shown rather than a guess. */
     mark_crash_line(t, th, rf, f, 0);
     return;
+  }
+  /* A fault of line 0 (code a compiler or crashtrail made: a flush, a branch's bit, a switch's
+   * dispatch) after a line of the last determined block, in address order: the block ran up to
+   * that line, as far as the machine code tells (uncertain: the block's order is the IR's). */
+  if (no_line && hit_block < 0 && determined > 0) {
+    const struct ct_mline *call =
+        determined == 1 && f->site_kind[w.site] == CT_SITE_AFTER_CALL ? call_before_site(f, w.site)
+                                                                       : NULL;
+    long l = line0_position(rf, fn_start, &f->blocks[blocks[determined - 1]], call);
+    if (l >= 0) {
+      hit_block = (long)determined - 1;
+      hit_line = l;
+      hit_certain = 0;
+    }
   }
   /* Without the crash line, the path's last determined block is known to have begun, not to
    * have run any of its lines; when the fault has no line at all (line 0: code a compiler or
@@ -352,7 +404,8 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
                              ct_dump_read_stack, t->dump, &acc);
     if (rc == 0) {
       t->pending_recovered = 1;
-      pending_path(t, th, cs, rf, f, acc, i == 0, i ? frame_symbol(&frames[i - 1]) : NULL);
+      pending_path(t, th, cs, rf, f, acc, i == 0, i ? frame_symbol(&frames[i - 1]) : NULL,
+                   fn_start);
     } else {
       ct_timeline_warn(t, "the crashing frame's unfinished path (%s) is not recoverable (%s): "
                        "steps since its last record are missing", f->display,

@@ -116,13 +116,20 @@ def crash_line_twice(args):
 def line0_crash_step(args):
     r = Repro(args, "line0_crash_step", "O2")
     entry = int(sh(["readelf", "-h", r.exe]).stdout.split("Entry point address:")[1].split()[0], 16)
+    syms = sorted(int(f[0], 16) for f in (l.split() for l in sh(["llvm-nm-14", r.exe]).stdout.splitlines())
+                  if len(f) == 3)
+    # (address, line) of every line-table row, in address order
+    table = sorted((int(l.split()[0], 16), int(l.split()[1])) for l in
+                   sh(["llvm-dwarfdump-14", "--debug-line", r.exe]).stdout.splitlines()
+                   if l.startswith("0x") and "end_sequence" not in l)
+    rows = [va for va, line in table if line == 0]
+    zero = []
+    for fn in ("work", "pick"):
+        lo = r.symbol_delta(fn) + entry
+        hi = min(a for a in syms if a > lo)
+        zero += [va for va in rows if lo <= va < hi]
     lo = r.symbol_delta("work") + entry
-    hi = min(int(f[0], 16) for f in (l.split() for l in sh(["llvm-nm-14", r.exe]).stdout.splitlines())
-             if len(f) == 3 and int(f[0], 16) > lo)
-    rows = [int(l.split()[0], 16) for l in sh(["llvm-dwarfdump-14", "--debug-line", r.exe]).stdout.splitlines()
-            if l.startswith("0x") and l.split()[1] == "0" and "end_sequence" not in l]
-    zero = [va for va in rows if lo <= va < hi]
-    # A first run (stepping from work's entry) finds which line-0 instruction the loop runs.
+    # A first run (stepping from work's entry) finds which line-0 instructions the loop runs.
     start = "%d:1" % (lo - entry)
     rep = os.path.join(r.dir, "probe")
     subprocess.run([args.steptrace, "-o", rep, "-b", start, "-k", "20000", "--", r.exe],
@@ -130,11 +137,26 @@ def line0_crash_step(args):
     report = oracle.read_report(rep)
     amap = oracle.AddressMap(report["maps"], [r.exe])
     ran = {amap.lookup(pc)[1] for pc in oracle.read_pcs(rep + ".pcs")}
-    target = min(va for va in zero if va in ran)
-    o, t = r.run("-b", start, "-a", "%d:50" % (target - entry))
-    return t[-1] == 0 or t[-1] != o[-1], \
-        "SIGSEGV before 0x%x (line 0), 50th time: last line the CPU ran %d, timeline's last step %d" % (
-            target, o[-1], t[-1])
+    # Every line-0 instruction the loop runs, each interrupted once: after a call, in pick()'s
+    # switch dispatch, in a switch edge's code, in a flush. The last step is never a line that
+    # did not run (nor line 0), and it is the line the CPU ran last wherever the row before the
+    # pc (in address order) is a line whose code has run: the switch line, before its dispatch.
+    # Elsewhere the timeline may stop earlier, flagged uncertain (a switch edge's code laid out
+    # after another block: the line table cannot tell that the switch ran).
+    switch = line_of(r.src, "switch ((r >> 2) & 7)")
+    bad, exact, dispatch, targets = [], 0, 0, sorted(va for va in zero if va in ran)
+    for target in targets:
+        before = [line for va, line in table if va <= target and line][-1]
+        dispatch += before == switch
+        o, t = r.run("-b", start, "-a", "%d:50" % (target - entry))
+        if t[-1] == o[-1]:
+            exact += 1
+        elif t[-1] == 0 or t[-1] not in o[-20:] or not r.uncertain[-1] or before == switch:
+            bad.append("0x%x (after line %d): CPU %d, timeline %d" % (target, before, o[-1], t[-1]))
+    if not dispatch:
+        bad.append("no line-0 instruction after the switch line: the dispatch is not tested")
+    return bool(bad), "SIGSEGV before each of %d line-0 instructions (%d of the dispatch), 50th " \
+        "time: %d exact%s" % (len(targets), dispatch, exact, "; " + "; ".join(bad) if bad else "")
 
 
 def prologue_signal(args):
