@@ -586,6 +586,67 @@ static int pick_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned kind,
     return have_default ? CT_DW_OK : CT_DW_UNAVAIL;
 }
 
+/* The register of a location description that is exactly one DW_OP_regN / DW_OP_regx, or -1. */
+static int64_t single_register(struct ct_dwarf *d, Dwarf_Locdesc_c desc, Dwarf_Unsigned nops)
+{
+    struct ct_dw_op ops[CT_DW_MAX_OPS];
+    int n = ct_dw_ops_from_locdesc(d, d->info, desc, nops, ops);
+    if (n != 1)
+        return -1;
+    if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+        return ops[0].atom - DW_OP_reg0;
+    return ops[0].atom == DW_OP_regx ? (int64_t)ops[0].op1 : -1;
+}
+
+/* No entry covers pc. When the entries that end just before pc and begin just after it (a gap
+ * of at most CT_DW_MAX_BRIDGE bytes) both say "in register R", the optimizer updated the value
+ * in R in place and had no register for an intermediate value (two shifts of the path
+ * accumulator folded into one `shl $2`): until the update that ends the gap, R still holds the
+ * earlier value. Picks the earlier entry. */
+enum { CT_DW_MAX_BRIDGE = 32 };
+static int pick_gap_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned kind,
+                          Dwarf_Unsigned count, uint64_t pc, Dwarf_Unsigned *index)
+{
+    Dwarf_Unsigned prev = count, next = count;
+    Dwarf_Addr prev_hi = 0, next_lo = 0;
+    int64_t regs[2];
+    for (Dwarf_Unsigned i = 0; i < count; i++) {
+        Dwarf_Small lle = 0;
+        Dwarf_Bool unavail = 0;
+        Dwarf_Addr lo = 0, hi = 0;
+        Dwarf_Unsigned nops = 0;
+        Dwarf_Locdesc_c desc = NULL;
+        if (get_entry(d, head, i, &lle, &unavail, &lo, &hi, &nops, &desc) != 0)
+            return CT_DW_ERR;
+        if (entry_class(kind, lle) != 0 || unavail)
+            continue;
+        if (hi <= pc && (prev == count || hi > prev_hi)) {
+            prev = i;
+            prev_hi = hi;
+        }
+        if (lo > pc && (next == count || lo < next_lo)) {
+            next = i;
+            next_lo = lo;
+        }
+    }
+    if (prev == count || next == count || next_lo - prev_hi > CT_DW_MAX_BRIDGE)
+        return CT_DW_UNAVAIL;
+    for (int k = 0; k < 2; k++) {
+        Dwarf_Small lle = 0;
+        Dwarf_Bool unavail = 0;
+        Dwarf_Addr lo = 0, hi = 0;
+        Dwarf_Unsigned nops = 0;
+        Dwarf_Locdesc_c desc = NULL;
+        if (get_entry(d, head, k ? next : prev, &lle, &unavail, &lo, &hi, &nops, &desc) != 0)
+            return CT_DW_ERR;
+        regs[k] = single_register(d, desc, nops);
+    }
+    if (regs[0] < 0 || regs[0] != regs[1])
+        return CT_DW_UNAVAIL;
+    *index = prev;
+    return CT_DW_OK;
+}
+
 /* Chooses the location-list entry covering pc (or the single expression)
  * and evaluates it.  Returns CT_DW_OK, CT_DW_UNAVAIL (no entry covers pc,
  * empty expression, missing register/memory) or CT_DW_ERR. */
@@ -608,6 +669,11 @@ static int eval_attr_at(struct ct_dwarf *d, Dwarf_Attribute attr, uint64_t pc,
         rc = ct_dw_fail(d, d->info, &e, "reading a location list kind");
     else
         rc = pick_entry(d, head, kind, count, pc, &index);
+    if (rc == CT_DW_UNAVAIL && env->bridged) {
+        rc = pick_gap_entry(d, head, kind, count, pc, &index);
+        if (rc == CT_DW_OK)
+            *env->bridged = 1;
+    }
     if (rc == CT_DW_OK)
         rc = get_entry(d, head, index, &lle, &unavail, &lo, &hi, &nops, &desc);
     if (rc == CT_DW_OK) {
@@ -950,6 +1016,32 @@ int ct_dwarf_variable(struct ct_dwarf *d, uint64_t link_pc, const char *name,
     struct ct_dw_env env = {
         .regs = regs, .cfa = cfa, .have_cfa = 1, .bias = bias, .read = read, .ctx = ctx,
         .frame_base = fb ? frame_base_cb : NULL, .addrx = addrx_cb, .owner = &owner,
+    };
+    return eval_var(d, var, &env, link_pc, value);
+}
+
+int ct_dwarf_variable_bridged(struct ct_dwarf *d, uint64_t link_pc, const char *name,
+                              const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
+                              ct_mem_read_fn read, void *ctx, uint64_t *value, int *bridged)
+{
+    struct ct_dw_cu *cu;
+    int32_t s;
+    Dwarf_Off var = 0, fb = 0;
+    int rc;
+    *bridged = 0;
+    if (!d || !name || !value || !(cu = ct_dw_cu_for_pc(d, link_pc)))
+        return -1;
+    s = ct_dw_scope_for_pc(cu, link_pc);
+    if (s < 0)
+        return -1;
+    rc = find_var(d, cu, s, link_pc, name, &var, &fb);
+    if (rc <= 0)
+        return rc == 0 ? 1 : -1;
+    struct var_owner owner = {d, fb, cu->die_off, link_pc};
+    struct ct_dw_env env = {
+        .regs = regs, .cfa = cfa, .have_cfa = 1, .bias = bias, .read = read, .ctx = ctx,
+        .frame_base = fb ? frame_base_cb : NULL, .addrx = addrx_cb, .owner = &owner,
+        .bridged = bridged,
     };
     return eval_var(d, var, &env, link_pc, value);
 }

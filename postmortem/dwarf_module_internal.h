@@ -265,6 +265,8 @@ struct ct_dw_env {
     ct_dw_base_fn frame_base;
     ct_dw_addrx_fn addrx;
     void *owner; /* for the callbacks */
+    int *bridged; /* not NULL: bridge a location-list gap between two entries naming one
+                   * register (see ct_dwarf_variable_bridged); set to 1 when it did */
 };
 
 enum { CT_LOC_EMPTY, CT_LOC_MEM, CT_LOC_REG, CT_LOC_VALUE, CT_LOC_BYTES };

@@ -94,6 +94,20 @@ static int unwind_fp(struct ct_dump *d, struct ct_regs *r) {
   return 0;
 }
 
+/* Whether the function at rf is one of the flush slow paths instrumented code calls with the
+ * preserve_most convention (the runtime's and the per-module stubs: every register but r11
+ * kept). A register such a function never touches has the CFI rule "same value", which the
+ * unwinder takes as "clobbered" for rax, rcx, rdx, rsi, rdi, r8-r10: here it is the caller's
+ * value, and the path accumulator of a frame suspended in a refill often lives there. */
+static int preserves_most(const struct raw_frame *rf) {
+  static const char *const names[] = {CT_SYM_RING_REFILL, CT_SYM_STAMPED_SLOW, CT_SYM_STAMP_WRAP,
+                                      CT_SYM_REFILL_HERE, CT_SYM_STAMPED_SLOW_HERE};
+  const char *sym = rf->mod ? module_symbol(rf->mod, rf->link, NULL) : NULL;
+  for (size_t i = 0; sym && i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(sym, names[i])) return 1;
+  return 0;
+}
+
 /* Walks the stack from the dumped registers; returns the number of raw frames. */
 static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_frame *frames) {
   struct ct_dump *d = t->dump;
@@ -113,6 +127,13 @@ static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_fra
     struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
     if (dw && ct_dwarf_unwind_step(dw, rf->mod->bias, n == 1, &regs, &rf->cfa, ct_dump_read_stack, d) == 0) {
       rf->have_cfa = 1;
+      if (preserves_most(rf))
+        for (int col = 0; col <= 10; col++) /* r11 is the one register it may clobber */
+          if (col != 3 && col != 6 && col != CT_REG_SP && !(regs.valid & (1u << col)) &&
+              (rf->regs.valid & (1u << col))) {
+            regs.r[col] = rf->regs.r[col];
+            regs.valid |= 1u << col;
+          }
     } else if (n == 1 && !rf->mod) { /* a call to a bad address: the return address is on top */
       uint64_t ret;
       if (ct_dump_read_stack(d, sp, &ret, 8) != 0) break;
@@ -399,13 +420,16 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
       mark_crash_line(t, th, rf, f, 1);
       break;
     }
+    int bridged = 0;
     if (dw && (f->flags & CT_FN_ACC_VAR) && rf->have_cfa)
-      rc = ct_dwarf_variable(dw, link, CT_ACC_VAR_NAME, &rf->regs, rf->cfa, rf->mod->bias,
-                             ct_dump_read_stack, t->dump, &acc);
+      rc = ct_dwarf_variable_bridged(dw, link, CT_ACC_VAR_NAME, &rf->regs, rf->cfa,
+                                     rf->mod->bias, ct_dump_read_stack, t->dump, &acc, &bridged);
     if (rc == 0) {
       t->pending_recovered = 1;
       pending_path(t, th, cs, rf, f, acc, i == 0, i ? frame_symbol(&frames[i - 1]) : NULL,
                    fn_start);
+      /* Read across a gap in its location list: the last bits may still be ahead of it. */
+      if (bridged && th->nsteps) th->steps[th->nsteps - 1].flags |= CT_STEP_UNCERTAIN;
     } else {
       ct_timeline_warn(t, "the crashing frame's unfinished path (%s) is not recoverable (%s): "
                        "steps since its last record are missing", f->display,

@@ -59,6 +59,7 @@ class Repro:
         o, _ = oracle.oracle_lines(report, oracle.read_pcs(rep + ".pcs"), [self.exe],
                                    [oracle.runtime_dir(self.args.crashtrail_build)])
         t, _ = oracle.timeline_steps(tl)
+        self.tl = tl
         self.uncertain = ["uncertain" in x[3] for x in t]
         return [x[1] for x in o], [x[1] for x in t]
 
@@ -168,6 +169,25 @@ def prologue_signal(args):
     return bool(ran), "CPU's last line %d; timeline after the last line %d: %s" % (o[-1], call, tail)
 
 
+def refill_signal(args):
+    r = Repro(args, "refill_signal", "O2")
+    seen, bad = [], []
+    for n in range(2, 12):
+        o, t = r.run("-a", "%d:%d" % (r.symbol_delta("__crashtrail_ring_refill"), n))
+        stack = [f["function"] for f in next(th for th in r.tl["threads"] if th["crashed"])["stack"]]
+        if stack[:3] != ["__crashtrail_ring_refill", "__crashtrail_refill_here", "classify"]:
+            continue  # the chunk boundary fell to main()'s records
+        seen.append(n)
+        lost = [w for w in r.tl["warnings"] if "not recoverable" in w]
+        if lost or t[-1] != o[-1]:
+            bad.append("entry %d: CPU's last line %d, timeline's %d%s" % (
+                n, o[-1], t[-1], "; " + lost[0] if lost else ""))
+    if not seen:
+        return True, "no refill entry 2-11 came from classify(): nothing tested"
+    return bool(bad), "refill entries from classify(): %s; %s" % (
+        seen, "; ".join(bad) if bad else "every path recovered, last steps right")
+
+
 def valgrind_dwarf5(args):
     """Any instrumented program, itself built with -gdwarf-4: valgrind 3.19 cannot read the DWARF 5
     of crashtrail's runtime objects and gives up before the program starts."""
@@ -199,7 +219,7 @@ def lua_dispatch(args):
 
 
 CHECKS = [decl_line, libc_call, lifetime_lines, crash_line_twice, line0_crash_step, prologue_signal,
-          valgrind_dwarf5, lua_dispatch]
+          refill_signal, valgrind_dwarf5, lua_dispatch]
 
 
 def main():
