@@ -996,30 +996,6 @@ static int find_var(struct ct_dwarf *d, const struct ct_dw_cu *cu, int32_t s, ui
     return vs.elsewhere ? 0 : -1;
 }
 
-int ct_dwarf_variable(struct ct_dwarf *d, uint64_t link_pc, const char *name,
-                      const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
-                      ct_mem_read_fn read, void *ctx, uint64_t *value)
-{
-    struct ct_dw_cu *cu;
-    int32_t s;
-    Dwarf_Off var = 0, fb = 0;
-    int rc;
-    if (!d || !name || !value || !(cu = ct_dw_cu_for_pc(d, link_pc)))
-        return -1;
-    s = ct_dw_scope_for_pc(cu, link_pc);
-    if (s < 0)
-        return -1;
-    rc = find_var(d, cu, s, link_pc, name, &var, &fb);
-    if (rc <= 0)
-        return rc == 0 ? 1 : -1;
-    struct var_owner owner = {d, fb, cu->die_off, link_pc};
-    struct ct_dw_env env = {
-        .regs = regs, .cfa = cfa, .have_cfa = 1, .bias = bias, .read = read, .ctx = ctx,
-        .frame_base = fb ? frame_base_cb : NULL, .addrx = addrx_cb, .owner = &owner,
-    };
-    return eval_var(d, var, &env, link_pc, value);
-}
-
 int ct_dwarf_variable_bridged(struct ct_dwarf *d, uint64_t link_pc, const char *name,
                               const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
                               ct_mem_read_fn read, void *ctx, uint64_t *value, int *bridged)
@@ -1028,7 +1004,8 @@ int ct_dwarf_variable_bridged(struct ct_dwarf *d, uint64_t link_pc, const char *
     int32_t s;
     Dwarf_Off var = 0, fb = 0;
     int rc;
-    *bridged = 0;
+    if (bridged)
+        *bridged = 0;
     if (!d || !name || !value || !(cu = ct_dw_cu_for_pc(d, link_pc)))
         return -1;
     s = ct_dw_scope_for_pc(cu, link_pc);
@@ -1044,6 +1021,13 @@ int ct_dwarf_variable_bridged(struct ct_dwarf *d, uint64_t link_pc, const char *
         .bridged = bridged,
     };
     return eval_var(d, var, &env, link_pc, value);
+}
+
+int ct_dwarf_variable(struct ct_dwarf *d, uint64_t link_pc, const char *name,
+                      const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
+                      ct_mem_read_fn read, void *ctx, uint64_t *value)
+{
+    return ct_dwarf_variable_bridged(d, link_pc, name, regs, cfa, bias, read, ctx, value, NULL);
 }
 
 int ct_dw_var_value(struct ct_dwarf *d, Dwarf_Off var, Dwarf_Off fn_die, Dwarf_Off cu_die,

@@ -165,7 +165,7 @@ int ct_dwarf_variable(struct ct_dwarf *d, uint64_t link_pc, const char *name,
  * read from that register: the optimizer updates such a value in place and the gap is the
  * span of an intermediate value it never materialised (two shifts of crashtrail's path
  * accumulator folded into one), so until the update that ends the gap the register holds the
- * earlier value. *bridged says whether that happened (the value is then an inference). */
+ * earlier value. *bridged (if not NULL) says whether that happened: the value is inferred. */
 int ct_dwarf_variable_bridged(struct ct_dwarf *d, uint64_t link_pc, const char *name,
                               const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
                               ct_mem_read_fn read, void *ctx, uint64_t *value, int *bridged);
