@@ -536,15 +536,23 @@ static int entry_class(unsigned kind, Dwarf_Small lle)
 }
 
 /* Reads entry i of a location list.  Returns 0 or -1. */
+/* One location-list entry as libdwarf reports it (bounds are absolute "cooked" addresses). */
+struct loc_entry {
+    Dwarf_Small lle;
+    Dwarf_Bool unavail;
+    Dwarf_Addr lo, hi;
+    Dwarf_Unsigned nops;
+    Dwarf_Locdesc_c desc;
+};
+
 static int get_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, Dwarf_Unsigned i,
-                     Dwarf_Small *lle, Dwarf_Bool *unavail, Dwarf_Addr *lo, Dwarf_Addr *hi,
-                     Dwarf_Unsigned *nops, Dwarf_Locdesc_c *desc)
+                     struct loc_entry *en)
 {
     Dwarf_Error e = NULL;
     Dwarf_Small src = 0;
     Dwarf_Unsigned r1, r2, eoff, doff;
-    if (dwarf_get_locdesc_entry_d(head, i, lle, &r1, &r2, unavail, lo, hi, nops, desc, &src,
-                                  &eoff, &doff, &e) != DW_DLV_OK)
+    if (dwarf_get_locdesc_entry_d(head, i, &en->lle, &r1, &r2, &en->unavail, &en->lo, &en->hi,
+                                  &en->nops, &en->desc, &src, &eoff, &doff, &e) != DW_DLV_OK)
         return ct_dw_fail(d, d->info, &e, "reading a location list entry");
     return 0;
 }
@@ -557,14 +565,10 @@ static int pick_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned kind,
 {
     int have_default = 0;
     for (Dwarf_Unsigned i = 0; i < count; i++) {
-        Dwarf_Small lle = 0;
-        Dwarf_Bool unavail = 0;
-        Dwarf_Addr lo = 0, hi = 0;
-        Dwarf_Unsigned nops = 0;
-        Dwarf_Locdesc_c desc = NULL;
-        if (get_entry(d, head, i, &lle, &unavail, &lo, &hi, &nops, &desc) != 0)
+        struct loc_entry en;
+        if (get_entry(d, head, i, &en) != 0)
             return CT_DW_ERR;
-        switch (entry_class(kind, lle)) {
+        switch (entry_class(kind, en.lle)) {
         case 3:
             *index = i;
             return CT_DW_OK;
@@ -574,7 +578,7 @@ static int pick_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned kind,
             have_default = 1;
             break;
         case 0:
-            if (!unavail && pc >= lo && pc < hi) {
+            if (!en.unavail && pc >= en.lo && pc < en.hi) {
                 *index = i;
                 return CT_DW_OK;
             }
@@ -587,10 +591,10 @@ static int pick_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned kind,
 }
 
 /* The register of a location description that is exactly one DW_OP_regN / DW_OP_regx, or -1. */
-static int64_t single_register(struct ct_dwarf *d, Dwarf_Locdesc_c desc, Dwarf_Unsigned nops)
+static int64_t single_register(struct ct_dwarf *d, const struct loc_entry *en)
 {
     struct ct_dw_op ops[CT_DW_MAX_OPS];
-    int n = ct_dw_ops_from_locdesc(d, d->info, desc, nops, ops);
+    int n = ct_dw_ops_from_locdesc(d, d->info, en->desc, en->nops, ops);
     if (n != 1)
         return -1;
     if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
@@ -611,35 +615,27 @@ static int pick_gap_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned ki
     Dwarf_Addr prev_hi = 0, next_lo = 0;
     int64_t regs[2];
     for (Dwarf_Unsigned i = 0; i < count; i++) {
-        Dwarf_Small lle = 0;
-        Dwarf_Bool unavail = 0;
-        Dwarf_Addr lo = 0, hi = 0;
-        Dwarf_Unsigned nops = 0;
-        Dwarf_Locdesc_c desc = NULL;
-        if (get_entry(d, head, i, &lle, &unavail, &lo, &hi, &nops, &desc) != 0)
+        struct loc_entry en;
+        if (get_entry(d, head, i, &en) != 0)
             return CT_DW_ERR;
-        if (entry_class(kind, lle) != 0 || unavail)
+        if (entry_class(kind, en.lle) != 0 || en.unavail)
             continue;
-        if (hi <= pc && (prev == count || hi > prev_hi)) {
+        if (en.hi <= pc && (prev == count || en.hi > prev_hi)) {
             prev = i;
-            prev_hi = hi;
+            prev_hi = en.hi;
         }
-        if (lo > pc && (next == count || lo < next_lo)) {
+        if (en.lo > pc && (next == count || en.lo < next_lo)) {
             next = i;
-            next_lo = lo;
+            next_lo = en.lo;
         }
     }
     if (prev == count || next == count || next_lo - prev_hi > CT_DW_MAX_BRIDGE)
         return CT_DW_UNAVAIL;
     for (int k = 0; k < 2; k++) {
-        Dwarf_Small lle = 0;
-        Dwarf_Bool unavail = 0;
-        Dwarf_Addr lo = 0, hi = 0;
-        Dwarf_Unsigned nops = 0;
-        Dwarf_Locdesc_c desc = NULL;
-        if (get_entry(d, head, k ? next : prev, &lle, &unavail, &lo, &hi, &nops, &desc) != 0)
+        struct loc_entry en;
+        if (get_entry(d, head, k ? next : prev, &en) != 0)
             return CT_DW_ERR;
-        regs[k] = single_register(d, desc, nops);
+        regs[k] = single_register(d, &en);
     }
     if (regs[0] < 0 || regs[0] != regs[1])
         return CT_DW_UNAVAIL;
@@ -655,12 +651,9 @@ static int eval_attr_at(struct ct_dwarf *d, Dwarf_Attribute attr, uint64_t pc,
 {
     Dwarf_Error e = NULL;
     Dwarf_Loc_Head_c head = NULL;
-    Dwarf_Unsigned count = 0, index = 0, nops = 0;
+    Dwarf_Unsigned count = 0, index = 0;
     unsigned kind = 0;
-    Dwarf_Small lle = 0;
-    Dwarf_Bool unavail = 0;
-    Dwarf_Addr lo = 0, hi = 0;
-    Dwarf_Locdesc_c desc = NULL;
+    struct loc_entry en;
     struct ct_dw_op ops[CT_DW_MAX_OPS];
     int rc, n;
     if (dwarf_get_loclist_c(attr, &head, &count, &e) != DW_DLV_OK)
@@ -675,9 +668,9 @@ static int eval_attr_at(struct ct_dwarf *d, Dwarf_Attribute attr, uint64_t pc,
             *env->bridged = 1;
     }
     if (rc == CT_DW_OK)
-        rc = get_entry(d, head, index, &lle, &unavail, &lo, &hi, &nops, &desc);
+        rc = get_entry(d, head, index, &en);
     if (rc == CT_DW_OK) {
-        n = ct_dw_ops_from_locdesc(d, d->info, desc, nops, ops);
+        n = ct_dw_ops_from_locdesc(d, d->info, en.desc, en.nops, ops);
         /* An empty expression is how DWARF says "optimized out here". */
         rc = n < 0 ? CT_DW_ERR : n == 0 ? CT_DW_UNAVAIL
                                         : ct_dw_eval(ops, (size_t)n, 0, env, NULL, 0, out);

@@ -191,6 +191,12 @@ static const char *frame_symbol(const struct raw_frame *rf) {
   return rf->mod ? module_symbol(rf->mod, rf->link, NULL) : NULL;
 }
 
+/* Whether block mb ends in a call that returns to block `target`. */
+static int calls_into(const struct ct_mblock *mb, uint32_t target) {
+  return (mb->term == CT_TERM_CALL || mb->term == CT_TERM_INVOKE) && mb->nsucc &&
+         mb->succ[0].block == target;
+}
+
 /* Whether the frame, stopped at an after-call site with no bits since, is suspended in the
  * very call that ended its last record. Calls the pass does not flush (strlen, memcpy, the
  * runtime's ring refill) leave the accumulator at an earlier after-call site while the code
@@ -202,9 +208,7 @@ static int suspended_in_flushed_call(const struct ct_mfunc *f, uint32_t site, co
   uint32_t target = f->site_block[site];
   for (uint32_t b = 0; b < f->nblocks; b++) {
     const struct ct_mblock *mb = &f->blocks[b];
-    if ((mb->term != CT_TERM_CALL && mb->term != CT_TERM_INVOKE) || !mb->nsucc ||
-        mb->succ[0].block != target)
-      continue;
+    if (!calls_into(mb, target)) continue;
     if (callee && mb->callee && !strcmp(mb->callee, callee)) return 1;
     if (mb->nlines && rf->nloc) {
       const struct ct_mline *call = &mb->lines[mb->nlines - 1];
@@ -227,9 +231,7 @@ static const struct ct_mline *call_before_site(const struct ct_mfunc *f, uint32_
   uint32_t target = f->site_block[site];
   for (uint32_t b = 0; b < f->nblocks; b++) {
     const struct ct_mblock *mb = &f->blocks[b];
-    if ((mb->term == CT_TERM_CALL || mb->term == CT_TERM_INVOKE) && mb->nsucc &&
-        mb->succ[0].block == target && mb->nlines)
-      return &mb->lines[mb->nlines - 1];
+    if (calls_into(mb, target) && mb->nlines) return &mb->lines[mb->nlines - 1];
   }
   return NULL;
 }
