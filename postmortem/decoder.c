@@ -5,7 +5,8 @@
  * marker (generation) and a CLOCK marker. A CUT marker becomes a record with fn 0 that only
  * carries its stamp (it closes a segment, see timeline.c). Chunks are taken in generation order; within a chunk
  * records run until the first empty slot (chunks are zeroed when started, so stale data from
- * an earlier lap can never follow). Stamps are unwrapped against the last full counter seen
+ * an earlier lap can never follow). The records are not copied: ct_ring_rec reads them in
+ * the dump by slot index. Stamps are unwrapped against the last full counter seen
  * in the same ring: the chunk's, or a SEQ marker's (see crashtrail/abi.h for why 16 bits
  * suffice).
  *
@@ -19,7 +20,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "crashtrail/abi.h"
 
@@ -59,19 +59,8 @@ uint64_t ct_ring_stamp(const struct ct_ring_records *rr, size_t index) {
   return lo < rr->nstamps && rr->stamps[lo].index == index ? rr->stamps[lo].stamp : CT_NO_STAMP;
 }
 
-static struct ct_rec *alloc_records(size_t n, size_t *mapped) {
-  size_t bytes = n * sizeof(struct ct_rec);
-  *mapped = 0;
-  if (bytes < (8u << 20)) return malloc(bytes);
-  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return NULL;
-  madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without it, 4 KB pages */
-  *mapped = bytes;
-  return p;
-}
-
 int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_ring_records *out) {
-  size_t nchunks = r->hdr.size / CT_CHUNK_BYTES, nc = 0, cap = 0;
+  size_t nchunks = r->hdr.size / CT_CHUNK_BYTES, nc = 0;
   const size_t slots = CT_CHUNK_BYTES / CT_RECORD_BYTES;
   struct chunk_ref *ch = calloc(nchunks ? nchunks : 1, sizeof *ch);
   memset(out, 0, sizeof *out);
@@ -89,24 +78,22 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
   size_t first = 0;
   while (first < nc && ch[first].gen + nchunks <= ch[nc - 1].gen) first++;
   out->skipped += first;
-  /* One allocation of the most records the live chunks can hold; a large one in huge pages,
-   * which a 64 MB ring's 130 MB of records would otherwise fault in 4 KB at a time. */
-  cap = (nc - first) * (slots - CT_CHUNK_HEADER_SLOTS);
-  if (cap && !(out->recs = alloc_records(cap, &out->mapped))) {
-    free(ch);
-    return -1;
-  }
+  size_t live = nc - first;
+  out->live = malloc((live ? live : 1) * sizeof *out->live);
+  out->clock = malloc((live ? live : 1) * sizeof *out->clock);
+  out->step = malloc((live ? live : 1) * sizeof *out->step);
+  out->fill = malloc((live ? live : 1) * sizeof *out->fill);
+  if (!out->live || !out->clock || !out->step || !out->fill) goto oom;
   for (size_t c = first; c < nc; c++) {
     const uint64_t *w = ch[c].w;
     uint64_t base = w[1], time = w[3];
-    /* Records carry no time of their own: spread them evenly between their chunk's clock and
-     * the next chunk's (the dump's for the newest), which orders threads far better than one
-     * time per chunk. */
     uint64_t until = c + 1 < nc ? ch[c + 1].w[3] : end_ns;
-    size_t first_rec = out->n;
+    size_t k = out->nlive++, s = CT_CHUNK_HEADER_SLOTS;
     if (out->chunks++ == 0) out->oldest_generation = ch[c].gen;
     out->newest_generation = ch[c].gen;
-    for (size_t s = CT_CHUNK_HEADER_SLOTS; s < slots; s++) {
+    /* One pass over the slots: where the chunk ends, the damage, and the stamps (they unwrap
+     * against the last full counter seen: the chunk's, or a SEQ marker's). */
+    for (; s < slots; s++) {
       uint64_t w0 = w[2 * s], w1 = w[2 * s + 1];
       if (w0 == 0) break;
       uint32_t tag = tag_of(w0);
@@ -119,40 +106,35 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
         out->skipped++;
         continue;
       }
-      struct ct_rec *rec = &out->recs[out->n++];
-      rec->time_ns = time;
-      rec->fn = cut ? 0 : w0 & CT_REC_ADDR_MASK; /* a CUT orders like a stamped record and */
-      rec->acc = cut ? 0 : w1;                    /* decodes to nothing */
       if (cut || (w0 & CT_REC_STAMPED)) {
         uint64_t low = w0 >> CT_REC_TAG_SHIFT;
         uint64_t stamp = cut ? (base = w1) : base + ((low - (base & 0xffff)) & 0xffff);
-        if (add_stamp(out, out->n - 1, stamp) != 0) {
-          free(ch);
-          return -1;
-        }
+        if (add_stamp(out, k * CT_CHUNK_RECORD_SLOTS + (s - CT_CHUNK_HEADER_SLOTS), stamp) != 0)
+          goto oom;
       }
     }
-    size_t in_chunk = out->n - first_rec;
-    if (until > time && in_chunk > 1) {
-      /* time + delta * k / in_chunk, exactly, without a division per record */
-      uint64_t delta = until - time, q = delta / in_chunk, r = delta % in_chunk, at = time, rem = 0;
-      for (size_t k = 0; k < in_chunk; k++) {
-        out->recs[first_rec + k].time_ns = at;
-        at += q;
-        if ((rem += r) >= in_chunk) {
-          rem -= in_chunk;
-          at++;
-        }
-      }
-    }
+    size_t fill = s - CT_CHUNK_HEADER_SLOTS;
+    out->live[k] = w;
+    out->clock[k] = time;
+    out->fill[k] = (uint16_t)fill;
+    out->step[k] = until > time && fill > 1
+                       ? (uint64_t)(((unsigned __int128)(until - time) << 32) / fill)
+                       : 0;
   }
+  out->n = out->nlive * CT_CHUNK_RECORD_SLOTS;
   free(ch);
   return 0;
+oom:
+  free(ch);
+  ct_ring_records_free(out);
+  return -1;
 }
 
 void ct_ring_records_free(struct ct_ring_records *rr) {
-  if (rr->mapped) munmap(rr->recs, rr->mapped);
-  else free(rr->recs);
+  free(rr->live);
+  free(rr->clock);
+  free(rr->step);
+  free(rr->fill);
   free(rr->stamps);
   memset(rr, 0, sizeof *rr);
 }

@@ -25,28 +25,55 @@ struct ct_rec {
  * control may leave a module, once a second module has registered), so stamps are listed
  * apart from the records. */
 struct ct_rec_stamp {
-  size_t index;     /* in recs */
+  size_t index;     /* record slot */
   uint64_t stamp;
 };
 
+#define CT_CHUNK_RECORD_SLOTS (CT_CHUNK_BYTES / CT_RECORD_BYTES - CT_CHUNK_HEADER_SLOTS)
+
+/* A ring's records, read in place from the dump (a 64 MB ring holds 4 M records: copying them
+ * cost more than decoding them). Record slot i is slot i % CT_CHUNK_RECORD_SLOTS (after the
+ * header) of live chunk i / CT_CHUNK_RECORD_SLOTS; slots that hold no record (past the chunk's
+ * end, SEQ markers, torn or unknown slots) are holes that ct_ring_rec skips. */
 struct ct_ring_records {
-  struct ct_rec *recs; /* oldest first */
-  size_t n;
+  const uint64_t **live;   /* the live chunks, oldest first (pointers into the dump) */
+  uint64_t *clock;         /* per live chunk: its CLOCK marker's time */
+  uint64_t *step;          /* per live chunk: time per slot up to the next chunk's clock, 32.32 */
+  uint16_t *fill;          /* per live chunk: slots used before its first empty one */
+  size_t nlive;
+  size_t n;                /* record slots: nlive * CT_CHUNK_RECORD_SLOTS, oldest first */
   struct ct_rec_stamp *stamps; /* in index order */
   size_t nstamps, stamps_cap;
   size_t skipped;      /* torn or malformed slots */
   size_t chunks;       /* chunks with data */
   uint64_t oldest_generation, newest_generation;
-  size_t mapped;       /* recs is an anonymous mapping of this many bytes (0: malloc) */
 };
 
-/* Extracts the records of a ring in write order, with times interpolated between chunk clocks
- * (end_ns: CLOCK_MONOTONIC at which the newest chunk ended, e.g. the dump's). Returns 0, or -1
- * when out of memory. Bad chunks are skipped and counted, never trusted. */
+/* Reads the ring's chunk headers and stamps (end_ns: CLOCK_MONOTONIC at which the newest chunk
+ * ended, e.g. the dump's); the records stay in the dump, which must outlive *out. Returns 0,
+ * or -1 when out of memory. Bad chunks are skipped and counted, never trusted. */
 int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_ring_records *out);
 void ct_ring_records_free(struct ct_ring_records *rr);
-/* The full stamp of recs[index], or CT_NO_STAMP. O(log nstamps). */
+/* The full stamp of record slot index, or CT_NO_STAMP. O(log nstamps). */
 uint64_t ct_ring_stamp(const struct ct_ring_records *rr, size_t index);
+
+/* Record slot i (< rr->n): 1 with *out filled for a record (fn 0: a CUT marker, which only
+ * carries its stamp), 0 for a hole. Records carry no time of their own: a chunk's are spread
+ * evenly between its clock and the next chunk's (which orders threads far better than one time
+ * per chunk). */
+static inline int ct_ring_rec(const struct ct_ring_records *rr, size_t i, struct ct_rec *out) {
+  size_t c = i / CT_CHUNK_RECORD_SLOTS, s = i % CT_CHUNK_RECORD_SLOTS;
+  if (s >= rr->fill[c]) return 0;
+  const uint64_t *w = rr->live[c] + 2 * (CT_CHUNK_HEADER_SLOTS + s);
+  uint64_t w0 = w[0], w1 = w[1];
+  uint32_t tag = (w0 & CT_REC_STAMPED) ? 0 : (uint32_t)(w0 >> CT_REC_TAG_SHIFT);
+  int cut = tag == CT_TAG_CUT;
+  if ((tag != 0 && !cut) || w1 == 0) return 0; /* a SEQ or unknown marker, or torn by the crash */
+  out->fn = cut ? 0 : w0 & CT_REC_ADDR_MASK; /* a CUT orders like a stamped record and */
+  out->acc = cut ? 0 : w1;                    /* decodes to nothing */
+  out->time_ns = rr->clock[c] + (uint64_t)(((unsigned __int128)rr->step[c] * s) >> 32);
+  return 1;
+}
 
 enum ct_walk_status {
   CT_WALK_BLOCK = 1,   /* w->block is the next block that ran */

@@ -64,8 +64,8 @@ int ct_tl_add_step(struct ct_tl_thread *th, const struct ct_step *s) {
 }
 
 struct segment {
-  const struct ct_rec *recs;
-  size_t n;
+  const struct ct_ring_records *rr;
+  size_t start, n;    /* record slots [start, start + n) of rr */
   uint64_t key;      /* closing stamp, CT_NO_STAMP for a tail */
   uint64_t time_ns;  /* for ordering tails */
   uint32_t module;   /* dump module id */
@@ -104,9 +104,16 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
         if (!ns) goto out;
         seg = ns;
       }
-      seg[nseg++] = (struct segment){&rr[i].recs[start], end + 1 - start,
+      struct ct_rec first;
+      size_t j = start;
+      while (j <= end && !ct_ring_rec(&rr[i], j, &first)) j++;
+      if (j > end) { /* holes only: the slots after the ring's last stamped record */
+        start = end + 1;
+        continue;
+      }
+      seg[nseg++] = (struct segment){&rr[i], start, end + 1 - start,
                                      k < rr[i].nstamps ? rr[i].stamps[k].stamp : CT_NO_STAMP,
-                                     rr[i].recs[start].time_ns, d->rings[i].hdr.module_id};
+                                     first.time_ns, d->rings[i].hdr.module_id};
       start = end + 1;
     }
   }
@@ -118,9 +125,10 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
               (last_stamp != CT_NO_STAMP && seg[s].key != CT_NO_STAMP && seg[s].key > last_stamp + 1 &&
                th->wrapped);
     if (!m || !m->meta) continue;
-    for (size_t k = 0; k < seg[s].n; k++) {
-      if (!seg[s].recs[k].fn) continue; /* a CUT */
-      ct_callstack_record(cs, &seg[s].recs[k], m, (uint16_t)(m - t->mods->mods), gap);
+    for (size_t k = seg[s].start; k < seg[s].start + seg[s].n; k++) {
+      struct ct_rec rec;
+      if (!ct_ring_rec(seg[s].rr, k, &rec) || !rec.fn) continue; /* a hole or a CUT */
+      ct_callstack_record(cs, &rec, m, (uint16_t)(m - t->mods->mods), gap);
       gap = 0;
     }
     if (seg[s].key != CT_NO_STAMP) last_stamp = seg[s].key;

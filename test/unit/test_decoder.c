@@ -21,6 +21,14 @@ static int failures;
 
 #define CHUNK_WORDS (CT_CHUNK_BYTES / 8)
 
+/* The records of rr in order, with their slot indexes; returns how many (at most max). */
+static size_t records(const struct ct_ring_records *rr, struct ct_rec *recs, size_t *slot, size_t max) {
+  size_t n = 0;
+  for (size_t i = 0; i < rr->n && n < max; i++)
+    if (ct_ring_rec(rr, i, &recs[n])) slot[n++] = i;
+  return n;
+}
+
 /* Starts chunk c of a ring: its two markers; returns the next free word index. */
 static size_t chunk(uint64_t *ring, size_t c, uint64_t gen, uint64_t stamp, uint64_t time) {
   uint64_t *w = ring + c * CHUNK_WORDS;
@@ -46,11 +54,14 @@ static void test_ring_cut(void) {
   ring[at++] = 0x1000 | CT_REC_STAMPED | (uint64_t)0xffff << 48; /* stamp 0x2ffff */
   ring[at++] = 0x6;
   CHECK(ct_ring_extract(&r, 2000, &rr) == 0);
-  CHECK(rr.n == 3 && rr.skipped == 0);
-  if (rr.n == 3) {
-    CHECK(rr.recs[0].fn == 0x1000 && ct_ring_stamp(&rr, 0) == CT_NO_STAMP);
-    CHECK(rr.recs[1].fn == 0 && ct_ring_stamp(&rr, 1) == 0x2fffe);
-    CHECK(rr.recs[2].fn == 0x1000 && ct_ring_stamp(&rr, 2) == 0x2ffff && rr.recs[2].acc == 6);
+  struct ct_rec recs[8];
+  size_t slot[8];
+  size_t n = records(&rr, recs, slot, 8);
+  CHECK(n == 3 && rr.skipped == 0 && rr.n == CT_CHUNK_RECORD_SLOTS);
+  if (n == 3) {
+    CHECK(recs[0].fn == 0x1000 && ct_ring_stamp(&rr, slot[0]) == CT_NO_STAMP);
+    CHECK(recs[1].fn == 0 && ct_ring_stamp(&rr, slot[1]) == 0x2fffe);
+    CHECK(recs[2].fn == 0x1000 && ct_ring_stamp(&rr, slot[2]) == 0x2ffff && recs[2].acc == 6);
     CHECK(rr.nstamps == 2);
   }
   ct_ring_records_free(&rr);
@@ -81,19 +92,25 @@ static void test_ring_order_and_stamps(void) {
   ring[at++] = 0x3000;
   ring[at++] = 0x9;
   CHECK(ct_ring_extract(&r, 4000, &rr) == 0);
-  CHECK(rr.n == 5);
+  struct ct_rec recs[8];
+  size_t slot[8];
+  size_t n = records(&rr, recs, slot, 8);
+  CHECK(n == 5);
   CHECK(rr.skipped == 1);
   CHECK(rr.oldest_generation == 4 && rr.newest_generation == 6);
-  if (rr.n == 5) {
+  if (n == 5) {
     uint64_t accs[5] = {5, 6, 7, 8, 9};
     uint64_t stamps[5] = {CT_NO_STAMP, 0xffff, 0x10000, 0x10003, CT_NO_STAMP};
     for (int i = 0; i < 5; i++) {
-      CHECK(rr.recs[i].acc == accs[i]);
-      CHECK(ct_ring_stamp(&rr, i) == stamps[i]);
+      CHECK(recs[i].acc == accs[i]);
+      CHECK(ct_ring_stamp(&rr, slot[i]) == stamps[i]);
     }
-    CHECK(rr.recs[0].fn == 0x1000 && rr.recs[2].fn == 0x2000 && rr.recs[4].fn == 0x3000);
-    CHECK(rr.recs[0].time_ns == 1000 && rr.recs[1].time_ns > 1000 && rr.recs[2].time_ns < 2000);
-    CHECK(rr.recs[4].time_ns == 3000); /* the newest chunk ends at the dump (4000) */
+    CHECK(recs[0].fn == 0x1000 && recs[2].fn == 0x2000 && recs[4].fn == 0x3000);
+    /* chunk 4's 4 slots spread over 1000..2000; the SEQ marker is a hole */
+    CHECK(recs[0].time_ns == 1000 && recs[1].time_ns == 1250 && recs[2].time_ns == 1750);
+    CHECK(slot[2] == 3 && slot[3] == CT_CHUNK_RECORD_SLOTS);
+    CHECK(recs[3].time_ns == 2000);
+    CHECK(recs[4].time_ns == 3000); /* the newest chunk ends at the dump (4000) */
   }
   ct_ring_records_free(&rr);
   /* An overwritten lap: generations older than the last nchunks are not trusted. */
