@@ -8,8 +8,9 @@
 // For each function that may be instrumented (see shouldInstrument):
 //   1. buildPlan normalises the CFG and decides codes, sites and check points (PlanBuilder);
 //   2. the last/first tables (tables mode) get one entry per block that has source lines;
-//   3. instrumentFunction emits the accumulator and the flushes (Instrumenter);
-//   4. MetadataWriter records the plan in the non-allocated .debug_crashtrail section.
+//   3. tagBlockDiscriminators names each block's instructions in the line table;
+//   4. instrumentFunction emits the accumulator and the flushes (Instrumenter);
+//   5. MetadataWriter records the plan in the non-allocated .debug_crashtrail section.
 // Runtime symbols: see RuntimeGlue.h and crashtrail/abi.h.
 //
 //===----------------------------------------------------------------------------------------===//
@@ -17,6 +18,7 @@
 
 #include "Compat.h"
 
+#include "BlockDiscriminators.h"
 #include "Instrumenter.h"
 #include "MetadataWriter.h"
 #include "Options.h"
@@ -208,6 +210,7 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
       P.Table = Table;
       P.TableTy = TableTy;
     }
+    tagBlockDiscriminators(P);
     instrumentFunction(P, G, O);
     AnyAccVar |= (P.Flags & CT_FN_ACC_VAR) != 0;
     Meta.add(P);

@@ -34,6 +34,8 @@
 //===----------------------------------------------------------------------------------------===//
 #include "Instrumenter.h"
 
+#include "BlockDiscriminators.h"
+
 #include "crashtrail/abi.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -347,6 +349,7 @@ struct Emitter {
 void instrumentFunction(FunctionPlan &P, RuntimeGlue &G, const Options &O) {
   Emitter E(P, G, O);
   E.run();
+  markColdDiscriminators(P, E.Unlikely);
 }
 
 } // namespace crashtrail

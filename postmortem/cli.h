@@ -25,6 +25,7 @@ struct ct_find_opts {
   size_t nbinaries, ndebug_dirs;
   int keep_blocks; /* for --format=blocks */
   size_t max_steps; /* steps kept per thread (the newest), 0 = all */
+  int source_order; /* --line-order=source: a block's lines in the compiler's IR order */
 };
 
 /* What `ingest` and `report` keep of each thread by default: the newest million steps (the
@@ -35,7 +36,7 @@ int ct_parse_steps(const char *arg, size_t *out);
 
 /* Handles --binary PATH and --debug-dir DIR (both repeatable) for getopt_long loops: returns 1
  * if `opt` was one of them, -1 on an error (message printed), 0 otherwise. */
-#define CT_FIND_OPTIONS {"binary", 1, 0, 1001}, {"debug-dir", 1, 0, 1002}
+#define CT_FIND_OPTIONS {"binary", 1, 0, 1001}, {"debug-dir", 1, 0, 1002}, {"line-order", 1, 0, 1003}
 int ct_find_option(struct ct_find_opts *o, int opt, const char *arg);
 
 /* Loads a dump, resolves its modules and builds its timeline. 0, or 1 after printing why. */

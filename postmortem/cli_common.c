@@ -21,6 +21,12 @@ int ct_find_option(struct ct_find_opts *o, int opt, const char *arg) {
     o->debug_dirs[o->ndebug_dirs++] = arg;
     return 1;
   }
+  if (opt == 1003) {
+    if (strcmp(arg, "machine") && strcmp(arg, "source"))
+      return fprintf(stderr, "crashtrail: --line-order is machine or source\n"), -1;
+    o->source_order = !strcmp(arg, "source");
+    return 1;
+  }
   return 0;
 }
 
@@ -35,7 +41,7 @@ int ct_parse_steps(const char *arg, size_t *out) {
 int ct_load(const char *dump, const struct ct_find_opts *o, struct ct_loaded *out) {
   char err[1024];
   struct ct_resolve_opts ro = {(const char **)o->binaries, o->nbinaries,
-                               (const char **)o->debug_dirs, o->ndebug_dirs, 0};
+                               (const char **)o->debug_dirs, o->ndebug_dirs, 0, o->source_order};
   memset(out, 0, sizeof *out);
   if (ct_dump_load(dump, &out->dump, err, sizeof err) != 0 ||
       ct_modules_resolve(out->dump, &ro, &out->mods, err, sizeof err) != 0 ||

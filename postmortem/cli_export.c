@@ -16,7 +16,7 @@
 
 static void export_usage(FILE *out) {
   fputs("usage: crashtrail export [--format=chrome] DUMP [-o FILE] [--binary PATH]... "
-        "[--debug-dir DIR]...\n"
+        "[--debug-dir DIR]... [--line-order=machine|source]\n"
         "       crashtrail export [--format=chrome] --db FILE CRASH [-o FILE]\n"
         "  --format=chrome   the Chrome trace event format: open it in ui.perfetto.dev or\n"
         "                    chrome://tracing (the default and, for now, only format)\n"

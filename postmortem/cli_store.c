@@ -41,6 +41,8 @@ int ct_cmd_ingest(int argc, char **argv) {
       if (ct_parse_steps(optarg, &find.max_steps) != 0) return 2;
     } else if (c == 'h')
       return puts("usage: crashtrail ingest DUMP... [--db FILE] [--binary PATH]... [--debug-dir DIR]...\n"
+                  "  --line-order=machine|source   a block's lines as its machine code runs them\n"
+                  "                                (default) or in the compiler's IR order\n"
                   "  --steps=N   keep each thread's newest N steps (default 1000000, 0 = all)"), 0;
     else return fprintf(stderr, "crashtrail: unknown or incomplete option '%s'\n", argv[optind - 1]), 2;
   }

@@ -777,6 +777,12 @@ static int read_row(struct ct_dwarf *d, Dwarf_Line ln, const struct cu_files *fi
         DW_DLV_ERROR)
         dwarf_dealloc_error(d->info, e);
     row->prologue_end = prologue_end ? 1 : 0;
+    /* libdwarf 20210528 reports a row with DW_LNS_set_epilogue_begin (clang 19 emits them) as
+     * the end of its sequence, which would cut the function's rows there; an end_sequence
+     * row never carries the flag (DW_LNE_end_sequence resets the registers). */
+    if (epilogue_begin)
+        row->end_seq = 0;
+    row->discriminator = discriminator > UINT32_MAX ? UINT32_MAX : (uint32_t)discriminator;
     return 0;
 }
 
@@ -901,7 +907,40 @@ struct scope_build {
     size_t nranges, ranges_cap;
     struct ct_dw_range *tmp;
     size_t ntmp, tmp_cap;
+    size_t call_rets_cap;
 };
+
+/* Records the return address of a call-site DIE (DW_AT_call_return_pc; DW_AT_low_pc in the
+ * GNU extension of DWARF 4).  One without is skipped.  Returns 0 or -1. */
+static int add_call_site(struct scope_build *b, Dwarf_Die die, Dwarf_Half tag)
+{
+    struct ct_dwarf *d = b->d;
+    struct ct_dw_cu *cu = b->cu;
+    Dwarf_Error e = NULL;
+    Dwarf_Addr ret = 0;
+    Dwarf_Attribute attr = NULL;
+    int rc;
+    if (tag == DW_TAG_GNU_call_site) {
+        rc = dwarf_lowpc(die, &ret, &e);
+    } else {
+        rc = dwarf_attr(die, DW_AT_call_return_pc, &attr, &e);
+        if (rc == DW_DLV_OK) {
+            rc = dwarf_formaddr(attr, &ret, &e);
+            dwarf_dealloc_attribute(attr);
+        }
+    }
+    if (rc == DW_DLV_ERROR) {
+        dwarf_dealloc_error(d->info, e);
+        return 0;
+    }
+    if (rc != DW_DLV_OK)
+        return 0;
+    if (ct_dw_grow((void **)&cu->call_rets, &b->call_rets_cap, cu->ncall_rets + 1,
+                   sizeof *cu->call_rets))
+        return ct_dw_fail(d, NULL, NULL, "out of memory");
+    cu->call_rets[cu->ncall_rets++] = ret;
+    return 0;
+}
 
 /* Fills call-site fields of an inlined scope.  Returns 0 or -1. */
 static int scope_call_site(struct scope_build *b, Dwarf_Die die, struct ct_dw_scope *s)
@@ -925,6 +964,8 @@ static int scope_visit(void *arg, Dwarf_Die die, Dwarf_Half tag, int depth, int6
     struct ct_dw_cu *cu = b->cu;
     Dwarf_Error e = NULL;
     int rc;
+    if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site)
+        return add_call_site(b, die, tag);
     if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
         return tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
                tag == DW_TAG_module || tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
@@ -964,6 +1005,8 @@ static int load_scopes(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_die
         rc = ct_dw_fail(d, NULL, NULL, "too many functions in one CU");
     if (rc == 0 && flatten(b.ranges, b.nranges, &cu->segs, &cu->nsegs) != 0)
         rc = ct_dw_fail(d, NULL, NULL, "out of memory");
+    if (rc == 0 && cu->ncall_rets)
+        qsort(cu->call_rets, cu->ncall_rets, sizeof *cu->call_rets, cmp_u64);
     free(b.ranges);
     free(b.tmp);
     if (rc != 0) {
@@ -1251,6 +1294,7 @@ void ct_dwarf_close(struct ct_dwarf *d)
         free(d->cus[i].rows);
         free(d->cus[i].scopes);
         free(d->cus[i].segs);
+        free(d->cus[i].call_rets);
     }
     free(d->cus);
     for (int i = 0; i < d->ncfi; i++)
@@ -1348,6 +1392,70 @@ int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
             break;
     }
     return 0;
+}
+
+/* The end of the sized function symbol that starts at lo, or UINT64_MAX. */
+static uint64_t symbol_end(const struct ct_dwarf *d, uint64_t lo)
+{
+    size_t a = 0, b = d->nsyms;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (d->syms[mid].lo < lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a < d->nsyms && d->syms[a].lo == lo && d->syms[a].hi > lo ? d->syms[a].hi : UINT64_MAX;
+}
+
+long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start, struct ct_line_row **out)
+{
+    struct ct_dw_cu *cu = ct_dw_cu_for_pc(d, fn_start);
+    uint64_t end = symbol_end(d, fn_start);
+    size_t lo = 0, hi, n = 0, cap = 0;
+    *out = NULL;
+    if (!cu || !cu->nrows)
+        return 0;
+    hi = cu->nrows;
+    while (lo < hi) { /* the first row at or after fn_start */
+        size_t mid = lo + (hi - lo) / 2;
+        if (cu->rows[mid].addr < fn_start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < cu->nrows && !cu->rows[i].end_seq && cu->rows[i].addr < end; i++) {
+        const struct ct_dw_row *r = &cu->rows[i];
+        if (ct_dw_grow((void **)out, &cap, n + 1, sizeof **out) != 0) {
+            free(*out);
+            *out = NULL;
+            return -1;
+        }
+        (*out)[n++] = (struct ct_line_row){r->addr, r->file, r->line, r->discriminator, r->column};
+    }
+    return (long)n;
+}
+
+long ct_dwarf_call_returns(struct ct_dwarf *d, uint64_t fn_start, const uint64_t **out)
+{
+    struct ct_dw_cu *cu = ct_dw_cu_for_pc(d, fn_start);
+    uint64_t end = symbol_end(d, fn_start);
+    size_t lo = 0, hi, n = 0;
+    *out = NULL;
+    if (!cu || !cu->ncall_rets)
+        return 0;
+    hi = cu->ncall_rets;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cu->call_rets[mid] <= fn_start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    while (lo + n < cu->ncall_rets && cu->call_rets[lo + n] < end)
+        n++;
+    *out = cu->call_rets + lo;
+    return (long)n;
 }
 
 const char *ct_dwarf_function_name(struct ct_dwarf *d, uint64_t link_pc)

@@ -111,6 +111,23 @@ int ct_dwarf_in_prologue(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
 int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc,
                          struct ct_srcloc *out);
 
+/* One row of a line table. */
+struct ct_line_row {
+    uint64_t addr;     /* link address */
+    const char *file;  /* lives as long as the ct_dwarf */
+    uint32_t line, discriminator;
+    uint16_t column;   /* saturated */
+};
+
+/* The line-table rows of the function that starts at fn_start, in address order: from its
+ * first row up to the end of its ELF symbol (or of its sequence, without one).  *out is
+ * malloc'ed (free it).  Returns the number of rows (0: none known), or -1 out of memory. */
+long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start, struct ct_line_row **out);
+
+/* The return addresses of the calls DWARF describes (call-site DIEs, emitted by optimising
+ * compilers) in the function that starts at fn_start, sorted: *out points into d.  Returns how
+ * many (0 when DWARF has none). */
+long ct_dwarf_call_returns(struct ct_dwarf *d, uint64_t fn_start, const uint64_t **out);
 
 /* Function containing link_pc from DWARF (the innermost DW_TAG_subprogram
  * whose ranges contain it, i.e. the out-of-line function, not an inlined

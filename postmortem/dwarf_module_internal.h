@@ -130,6 +130,7 @@ struct ct_dw_row {
     uint16_t column; /* saturated */
     uint8_t end_seq;
     uint8_t prologue_end; /* DW_LNS_set_prologue_end: the function's frame set-up is done */
+    uint32_t discriminator;
 };
 
 enum { CT_SCOPE_SUBPROGRAM = 1, CT_SCOPE_INLINED = 2 };
@@ -158,6 +159,8 @@ struct ct_dw_cu {
     size_t nscopes;
     struct ct_dw_seg *segs;
     size_t nsegs;
+    uint64_t *call_rets; /* return addresses of the CU's call-site DIEs, sorted */
+    size_t ncall_rets;
 };
 
 struct ct_dw_cfi {

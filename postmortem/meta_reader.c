@@ -281,6 +281,12 @@ static int build_index(struct ct_meta *m) {
 
 int ct_meta_load(const void *sec, size_t len, int keep_unlinked, struct ct_meta **out, char *err,
                  size_t errlen) {
+  return ct_meta_load_refined(sec, len, keep_unlinked, out, err, errlen, NULL, NULL);
+}
+
+int ct_meta_load_refined(const void *sec, size_t len, int keep_unlinked, struct ct_meta **out,
+                         char *err, size_t errlen, int (*refine)(struct ct_meta *, void *),
+                         void *arg) {
   struct ct_meta *m = calloc(1, sizeof *m);
   struct ct_cur all = ct_cur_make(sec, len);
   size_t cap = 0;
@@ -296,7 +302,8 @@ int ct_meta_load(const void *sec, size_t len, int keep_unlinked, struct ct_meta 
     /* The linker may pad between units to their alignment. */
     while (ct_cur_left(&all) && *all.p == 0) all.p++;
   }
-  if (build_index(m) != 0 || build_name_index(m) != 0 || ct_meta_build_walk(m) != 0) {
+  if (build_index(m) != 0 || build_name_index(m) != 0 || (refine && refine(m, arg) != 0) ||
+      ct_meta_build_walk(m) != 0) {
     ct_meta_free(m);
     return snprintf(err, errlen, "out of memory"), -1;
   }

@@ -99,6 +99,11 @@ struct ct_meta {
  * keep_unlinked (an object file, whose addresses are still relocations, has only zeros). */
 int ct_meta_load(const void *sec, size_t len, int keep_unlinked, struct ct_meta **out, char *err,
                  size_t errlen);
+/* The same, calling refine(m, arg) after parsing and before the decoder's tables are built
+ * from the lines (ct_meta_build_walk); a non-zero return fails the load as out of memory. */
+int ct_meta_load_refined(const void *sec, size_t len, int keep_unlinked, struct ct_meta **out,
+                         char *err, size_t errlen, int (*refine)(struct ct_meta *, void *),
+                         void *arg);
 void ct_meta_free(struct ct_meta *m);
 
 /* Builds every function's ct_wblock table and multi-way code tables (meta_walk.c). 0, or -1

@@ -10,6 +10,8 @@
  */
 #include "module_files.h"
 
+#include "line_order.h"
+
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include "crashtrail/abi.h"
 #include "dwarf_module.h"
 #include "elf_file.h"
+#include "line_order.h"
 #include "meta_reader.h"
 
 static int mf_fail(char *err, size_t errlen, const char *fmt, ...) {
@@ -128,6 +131,18 @@ static int open_instrumented(struct ct_module *m, const struct ct_dump_module *d
   return 0;
 }
 
+/* Blocks named in the line table (CT_FN_BLOCK_DISC) get their lines in machine order. Without
+ * DWARF they keep IR order: not an error, the stack and the locals will say what is missing. */
+static int order_lines(struct ct_meta *meta, void *arg) {
+  struct ct_module *m = arg;
+  if (m->source_order) return 0;
+  size_t i = 0;
+  while (i < meta->nfuncs && !(meta->funcs[i].flags & CT_FN_BLOCK_DISC)) i++;
+  if (i == meta->nfuncs) return 0;
+  struct ct_dwarf *d = ct_module_dwarf(m);
+  return d && ct_meta_order_lines(meta, d) < 0 ? -1 : 0;
+}
+
 static int load_metadata(struct ct_module *m, char *err, size_t errlen) {
   size_t len = 0;
   const void *sec = ct_elf_section(m->elf, CT_SECTION_META, &len);
@@ -141,7 +156,7 @@ static int load_metadata(struct ct_module *m, char *err, size_t errlen) {
     return mf_fail(err, errlen, "module %s: %s has no crashtrail metadata (section %s): was it "
                    "stripped without keeping a debug file (see --debug-dir)?", m->name, m->path,
                    CT_SECTION_META);
-  if (ct_meta_load(sec, len, 0, &m->meta, e2, sizeof e2) != 0)
+  if (ct_meta_load_refined(sec, len, 0, &m->meta, e2, sizeof e2, order_lines, m) != 0)
     return mf_fail(err, errlen, "module %s: %s", m->name, e2);
   return 0;
 }
@@ -220,6 +235,7 @@ int ct_modules_resolve(const struct ct_dump *d, const struct ct_resolve_opts *o,
     m->end = dm->hdr.map_end;
     if (open_instrumented(m, dm, o, used, err, errlen) != 0) goto fail;
     if (!has_debug(m->elf) || !ct_elf_section(m->elf, CT_SECTION_META, NULL)) find_debug_file(m, o);
+    m->source_order = o->source_order;
     if (load_metadata(m, err, errlen) != 0) goto fail;
     for (size_t f = 0; f < m->meta->nfuncs; f++) m->meta->funcs[f].module = (uint32_t)(s->n - 1);
   }

@@ -28,6 +28,7 @@ struct ct_module {
   struct ct_meta *meta;
   struct ct_dwarf *dwarf;
   int dwarf_tried;
+  int source_order;      /* keep the metadata's line order (--line-order=source) */
   char *problem;          /* why it cannot be symbolised, NULL if fine */
 };
 
@@ -42,6 +43,7 @@ struct ct_resolve_opts {
   const char **debug_dirs;
   size_t ndebug_dirs;
   int instrumented_only; /* skip the uninstrumented modules of the maps (fuzzing) */
+  int source_order;      /* keep each block's lines in IR order (see line_order.h) */
 };
 
 /* Finds and checks the files of every module. An instrumented module whose binary is missing

@@ -338,14 +338,15 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
               : no_line && determined > 0 ? determined - 1 : determined;
   /* The bits of a block's branch are added before the branch, and the compiler may schedule
    * that before the block's faulting load: the accumulator can already point into the next
-   * block. When the crash line opens the last block and the block before it has the line
-   * too, with other lines after it, the fault may have been there: those lines are shown
-   * uncertain. (A rotated loop whose one block lists the compare first and last.) */
+   * block. When the block before the crash line's has the line too, the fault may have been
+   * there: its lines after it and the last block's up to the crash are shown uncertain. (A
+   * rotated loop, whose one block runs the compare last: in IR order it lists the compare
+   * first and last.) */
   long doubt_block = -1;
   uint32_t doubt_from = 0;
-  if (hit_block >= 1 && hit_line == 0) {
+  if (hit_block >= 1) {
     const struct ct_mblock *prev = &f->blocks[blocks[hit_block - 1]];
-    for (uint32_t l = 0; l + 1 < prev->nlines; l++)
+    for (uint32_t l = 0; l < prev->nlines; l++)
       if (same_line(&prev->lines[l], &rf->loc[0])) {
         doubt_block = hit_block - 1;
         doubt_from = l + 1;

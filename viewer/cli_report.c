@@ -25,6 +25,8 @@ static void report_usage(FILE *out) {
         "  --binary PATH        the executable or library a module was loaded from, if it is\n"
         "                       not at the recorded path (matched by GNU build-id; repeatable)\n"
         "  --debug-dir DIR      where separate debug files are (repeatable)\n"
+        "  --line-order=ORDER   machine (default) or source: a block's lines as its machine\n"
+        "                       code runs them, or in the compiler's IR order\n"
         "  --source-budget=KB   source text embedded as whole files (default 4096); beyond it,\n"
         "                       only the lines around the lines that ran\n"
         "  --steps=N            keep each thread's newest N steps (default 1000000, 0 = all;\n"

@@ -153,6 +153,10 @@ struct ct_module_desc {
 #define CT_FN_NO_DEBUG 2u     /* compiled without debug locations */
 #define CT_FN_ACC_VAR 4u      /* the accumulator is described to DWARF as CT_ACC_VAR_NAME */
 #define CT_FN_LOCAL 8u        /* local linkage: direct calls by its name come from its unit */
+#define CT_FN_BLOCK_DISC 16u   /* DWARF discriminator N on a line row: the row is code of block N - 1 */
+/* or'ed into the discriminator of crashtrail's cold code (a check point that fires, a ring
+ * refill, a table update): code of the block that rarely runs, not to be shown as its order */
+#define CT_DISC_COLD (1u << 24)
 
 #define CT_SITE_ENTRY 0u
 #define CT_SITE_AFTER_CALL 1u

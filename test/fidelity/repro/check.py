@@ -52,9 +52,8 @@ class Repro:
         rep = os.path.join(self.dir, "oracle")
         subprocess.run([self.args.steptrace, "-o", rep] + list(trace_args) + ["--", self.exe],
                        capture_output=True, cwd=self.dir, env=dict(os.environ, CRASHTRAIL_DIR=self.dir))
-        dump = glob.glob(os.path.join(self.dir, "*.ctd"))[0]
-        tl = json.loads(sh([os.path.join(self.args.crashtrail_build, "bin", "crashtrail"), "show",
-                            "--format=json", dump]).stdout)
+        self.dump = glob.glob(os.path.join(self.dir, "*.ctd"))[0]
+        tl = self.show()
         report = oracle.read_report(rep)
         o, _ = oracle.oracle_lines(report, oracle.read_pcs(rep + ".pcs"), [self.exe],
                                    [oracle.runtime_dir(self.args.crashtrail_build)])
@@ -62,6 +61,15 @@ class Repro:
         self.tl = tl
         self.uncertain = ["uncertain" in x[3] for x in t]
         return [x[1] for x in o], [x[1] for x in t]
+
+    def show(self, *show_args):
+        """The timeline of the last run's dump, as JSON."""
+        return json.loads(sh([os.path.join(self.args.crashtrail_build, "bin", "crashtrail"), "show",
+                              "--format=json"] + list(show_args) + [self.dump]).stdout)
+
+    def steps(self, *show_args):
+        """The timeline's steps (line numbers) of the last run's dump."""
+        return [x[1] for x in oracle.timeline_steps(self.show(*show_args))[0]]
 
     def symbol_delta(self, symbol):
         entry = int(sh(["readelf", "-h", self.exe]).stdout.split("Entry point address:")[1].split()[0], 16)
@@ -112,6 +120,19 @@ def crash_line_twice(args):
     t = [x for x, u in zip(t, r.uncertain) if not u]
     o, t = after_last(o, loop), after_last(t, loop)
     return t.count(cmp) != o.count(cmp), "after line %d: CPU %s, timeline (certain steps) %s" % (loop, o, t)
+
+
+def line_order(args):
+    r = Repro(args, "line_order", "O2")
+    o, t = r.run()
+    s = r.steps("--line-order=source")
+    n = len(o)
+    if s[-n:] == o:
+        return True, "the reproducer no longer shows a difference: IR order matches the CPU too"
+    bad = t[-n:] != o
+    return bad, "the CPU's %d lines: timeline %s; in IR order (--line-order=source) %s" % (
+        n, "equal" if not bad else "differs: CPU %s, timeline %s" % (o[-30:], t[-30:]),
+        "differs" if s[-n:] != o else "equal")
 
 
 def line0_crash_step(args):
@@ -219,7 +240,7 @@ def lua_dispatch(args):
 
 
 CHECKS = [decl_line, libc_call, lifetime_lines, crash_line_twice, line0_crash_step, prologue_signal,
-          refill_signal, valgrind_dwarf5, lua_dispatch]
+          refill_signal, valgrind_dwarf5, lua_dispatch, line_order]
 
 
 def main():
