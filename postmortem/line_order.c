@@ -15,6 +15,9 @@
  *    a line already shown is not shown again, because a second run is either the block's code
  *    duplicated into another path (tail duplication: only one copy runs) or the rest of the
  *    block after an instruction hoisted into it from elsewhere;
+ *  - a few rows of other blocks (at most CT_MAX_GUEST_ROWS) between two rows of a block are
+ *    instructions moved into its code (hoisted, merged): they run when it runs, and are shown
+ *    there, with their own lines;
  *  - a block none of whose rows maps to one of its lines made no code of its own: it gets no
  *    lines (what a debugger or the CPU shows for it);
  *  - a block that ends in a call (the pass splits blocks after calls) runs code after the call
@@ -67,8 +70,11 @@ static long row_at(const struct ct_line_row *rows, size_t n, uint64_t addr) {
 }
 
 struct fn_rows {
+  const struct ct_mfunc *f;
   const struct ct_line_row *rows;
   size_t n;
+  const uint32_t *owner; /* per row: the block + 1 it is shown in, 0 none */
+  const uint8_t *guest;  /* per row: 1 when that is not the block it is code of */
   const uint32_t *run;  /* per row: its run */
   const size_t *byblock, *start; /* rows of block b: byblock[start[b + 1] .. start[b + 2]) */
   const uint64_t *ret;  /* per block: the return address of the call that ends it, or 0 */
@@ -78,6 +84,12 @@ struct fn_rows {
  * a run (scheduling interleaves lines) but not in a later one (see above). */
 static void add_row(const struct ct_mblock *blk, const struct fn_rows *fr, size_t i,
                     uint8_t *shown, uint32_t *cur_run, struct ct_mline *out, size_t *n) {
+  if (fr->guest[i]) { /* a line of another block, whose entry brings the inline chain */
+    const struct ct_mblock *own = &fr->f->blocks[fr->rows[i].discriminator - 1];
+    int j = match_line(own, &fr->rows[i]);
+    if (j >= 0 && !(*n && same_step(&out[*n - 1], &own->lines[j]))) out[(*n)++] = own->lines[j];
+    return;
+  }
   int j = match_line(blk, &fr->rows[i]);
   if (j < 0) return;
   if (fr->run[i] != *cur_run) { /* a new run: what earlier runs showed becomes 1 */
@@ -148,28 +160,60 @@ out:
   return rc;
 }
 
-/* Groups f's rows by block (a counting sort: each group in address order), splits them into
- * runs, finds the calls' return addresses, and reorders. 1 done, 0 nothing to do, -1 OOM. */
+/* Rows a block's code surrounds: at most this many rows of other blocks between two of its
+ * rows are taken for instructions moved into it (hoisted, merged), which run when it runs. */
+#define CT_MAX_GUEST_ROWS 2
+
+/* Groups f's rows by the block they are shown in (a counting sort: each group in address
+ * order), splits them into runs, finds the calls' return addresses, and reorders. 1 done, 0
+ * nothing to do, -1 out of memory. */
 static int order_rows(struct ct_meta *m, struct ct_mfunc *f, struct ct_dwarf *d,
                       const struct ct_line_row *rows, size_t n) {
   uint32_t nb = f->nblocks;
-  uint32_t *run = malloc((n ? n : 1) * sizeof *run);
+  uint32_t *run = malloc((n ? n : 1) * sizeof *run), *owner = calloc(n ? n : 1, sizeof *owner);
+  uint8_t *guest = calloc(n ? n : 1, 1);
   size_t *start = calloc(nb + 2, sizeof *start), *pos = calloc(nb + 2, sizeof *pos);
   size_t *byblock = malloc((n ? n : 1) * sizeof *byblock);
   uint64_t *ret = calloc(nb, sizeof *ret);
   int rc = -1, tagged = 0;
-  if (!run || !start || !pos || !byblock || !ret) goto out;
-  /* runs: a row of a nonzero line whose block differs from the previous such row's starts one */
+  if (!run || !owner || !guest || !start || !pos || !byblock || !ret) goto out;
+  /* A row is shown in its own block: one of a nonzero line with a block's discriminator
+   * (crashtrail's cold code and untagged rows are skipped, line 0 is no line). */
+  for (size_t k = 0; k < n; k++)
+    if (rows[k].line && rows[k].discriminator && rows[k].discriminator <= nb) owner[k] = rows[k].discriminator;
+  /* ...or, when a few rows of other blocks lie between two rows of one block and those blocks
+   * have code elsewhere too (else it is a small block laid out inside another's code, which
+   * runs on its own), in that one */
+  for (size_t k = 0; k < n; k++)
+    if (owner[k]) start[owner[k] + 1]++;
+  for (size_t k = 0, last = SIZE_MAX; k < n; k++) {
+    if (!owner[k]) continue;
+    if (last != SIZE_MAX && owner[k] != owner[last]) {
+      size_t next = k, between = 0;
+      int moved = 1;
+      while (next < n && between <= CT_MAX_GUEST_ROWS && owner[next] != owner[last]) {
+        size_t here = 0; /* rows of that block in the stretch */
+        for (size_t g = k; g <= next; g++) here += owner[g] == owner[next];
+        if (owner[next]) moved &= start[owner[next] + 1] > here;
+        between += owner[next++] != 0;
+      }
+      if (next < n && between <= CT_MAX_GUEST_ROWS && moved) {
+        for (size_t g = k; g < next; g++)
+          if (owner[g]) owner[g] = owner[last], guest[g] = 1;
+        k = next;
+      }
+    }
+    last = k;
+  }
+  /* runs: a shown row whose block differs from the previous shown row's starts one */
+  memset(start, 0, (nb + 2) * sizeof *start);
   uint32_t r = 0, prev = 0;
   for (size_t k = 0; k < n; k++) {
-    uint32_t disc = rows[k].discriminator;
-    if (rows[k].line && !(disc & CT_DISC_COLD)) { /* crashtrail's slow paths: as if not there */
-      if (disc != prev) r++;
-      prev = disc;
-      if (disc && disc <= nb) {
-        tagged = 1;
-        start[disc + 1]++;
-      }
+    if (owner[k]) {
+      if (owner[k] != prev) r++;
+      prev = owner[k];
+      tagged = 1;
+      start[owner[k] + 1]++;
     }
     run[k] = r;
   }
@@ -180,24 +224,25 @@ static int order_rows(struct ct_meta *m, struct ct_mfunc *f, struct ct_dwarf *d,
   for (uint32_t b = 1; b <= nb; b++) start[b + 1] += start[b];
   memcpy(pos, start, (nb + 2) * sizeof *pos);
   for (size_t k = 0; k < n; k++)
-    if (rows[k].line && rows[k].discriminator && rows[k].discriminator <= nb)
-      byblock[pos[rows[k].discriminator]++] = k;
+    if (owner[k]) byblock[pos[owner[k]]++] = k;
   /* A block ending in a call: the call is its last (the pass splits blocks after calls), so
    * its return address is the highest of the call sites whose call instruction is its code. */
   const uint64_t *rets = NULL;
   long nret = ct_dwarf_call_returns(d, f->addr, &rets);
   for (long k = 0; k < nret; k++) {
     long at = row_at(rows, n, rets[k] - 1);
-    uint32_t disc = at >= 0 && rows[at].line ? rows[at].discriminator : 0;
-    if (!disc || disc > nb) continue;
+    uint32_t disc = at >= 0 && owner[at] && !guest[at] ? owner[at] : 0;
+    if (!disc) continue;
     uint32_t term = f->blocks[disc - 1].term;
     if ((term == CT_TERM_CALL || term == CT_TERM_INVOKE) && rets[k] > ret[disc - 1])
       ret[disc - 1] = rets[k];
   }
-  struct fn_rows fr = {rows, n, run, byblock, start, ret};
+  struct fn_rows fr = {f, rows, n, owner, guest, run, byblock, start, ret};
   rc = order_function(m, f, &fr) == 0 ? 1 : -1;
 out:
   free(run);
+  free(owner);
+  free(guest);
   free(start);
   free(pos);
   free(byblock);
