@@ -4,7 +4,7 @@
 // sinks instructions afterwards, so at -O2 the machine runs a block's lines in another order
 // (and some lines make no code at all). The post-mortem can only show what ran if it knows
 // which machine instructions belong to which block. A DWARF discriminator is a per-row number
-// the line table carries for free (no code, no run-time cost); plan block I gets I + 1 on
+// of the line table: no code and no run time, only line-table bytes; plan block I gets I + 1 on
 // every instruction with a location, before the instrumenter runs, so the code it inserts
 // (which takes the location of its block's first instruction) is named the same way. The
 // post-mortem then reorders each block's lines by the addresses of its rows.
