@@ -432,6 +432,25 @@ static long add_syms(const Elf64_Sym *tab, size_t n, const char *str, size_t str
     return added;
 }
 
+char *ct_dw_elf_read_section(const char *path, const char *name, size_t *len)
+{
+    struct elf_file f;
+    char err[8];
+    char *buf = NULL;
+    if (elf_open(path, &f, err, sizeof err) != 0)
+        return NULL;
+    for (size_t i = 0; i < f.shnum; i++) {
+        const Elf64_Shdr *s = &f.sh[i];
+        if (strcmp(sec_name(&f, i), name) != 0)
+            continue;
+        if (!(s->sh_flags & SHF_COMPRESSED) && (buf = read_section(&f, s)))
+            *len = s->sh_size;
+        break;
+    }
+    elf_close(&f);
+    return buf;
+}
+
 long ct_dw_elf_load_syms(const char *path, unsigned sh_type, struct ct_dw_pool *pool,
                       struct ct_dw_sym **syms, size_t *nsyms, size_t *cap)
 {

@@ -838,11 +838,50 @@ static int sort_sequences(struct ct_dwarf *d, struct ct_dw_row **rows, size_t *n
     return 0;
 }
 
+/* Decodes the CU's line program with dwarf_lines.c, from the .debug_line of the file whose
+ * .debug_info is indexed (read once).  Returns 0 with cu->rows, or -1 when it cannot (no
+ * DW_AT_stmt_list, a compressed section, a program it does not decode): libdwarf then does. */
+static int decode_lines(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_die,
+                        const struct cu_files *files)
+{
+    Dwarf_Error e = NULL;
+    Dwarf_Attribute attr = NULL;
+    Dwarf_Unsigned off = 0;
+    if (!d->line_tried) {
+        d->line_tried = 1;
+        if (d->info_path)
+            d->line_sec = ct_dw_elf_read_section(d->info_path, ".debug_line", &d->line_len);
+    }
+    if (!d->line_sec)
+        return -1;
+    int rc = dwarf_attr(cu_die, DW_AT_stmt_list, &attr, &e);
+    if (rc == DW_DLV_OK) {
+        rc = attr_secoffset(d, attr, &off) == 0 ? DW_DLV_OK : DW_DLV_ERROR;
+        dwarf_dealloc_attribute(attr);
+    } else if (rc == DW_DLV_ERROR) {
+        dwarf_dealloc_error(d->info, e);
+    }
+    if (rc != DW_DLV_OK)
+        return -1;
+    struct ct_dw_line_files lf = {files->names, files->count > 0 ? (size_t)files->count : 0,
+                                  files->base};
+    return ct_dw_decode_lines((const uint8_t *)d->line_sec, d->line_len, off, &lf, &cu->rows,
+                              &cu->nrows);
+}
+
 /* Loads and sorts the CU's line table.  A CU without one gets no rows.
  * Returns 0, or -1 on malformed data / OOM. */
 static int load_lines(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_die,
                       const struct cu_files *files)
 {
+    if (decode_lines(d, cu, cu_die, files) == 0) {
+        if (sort_sequences(d, &cu->rows, &cu->nrows) == 0)
+            return 0;
+        free(cu->rows);
+        cu->rows = NULL;
+        cu->nrows = 0;
+        return ct_dw_fail(d, NULL, NULL, "out of memory");
+    }
     Dwarf_Error e = NULL;
     Dwarf_Unsigned version = 0;
     Dwarf_Small tables = 0;
@@ -1231,6 +1270,11 @@ static int open_module(struct ct_dwarf *d, const char *elf_path, const struct ct
         return -1;
     d->info = d->dbg_dbg && di->has_debug_info ? d->dbg_dbg
               : d->bin_dbg && bi->has_debug_info ? d->bin_dbg : NULL;
+    if (d->info) {
+        const char *p = d->info == d->dbg_dbg ? debug_path : elf_path;
+        if (!(d->info_path = ct_dw_pool_strndup(&d->pool, p, strlen(p))))
+            return ct_dw_fail(d, NULL, NULL, "out of memory");
+    }
     /* A --only-keep-debug file's .eh_frame is NOBITS: only the binary's. */
     if ((bi->has_eh_frame && add_cfi(d, d->bin_dbg, 1) != 0) ||
         (di->has_debug_frame && add_cfi(d, d->dbg_dbg, 0) != 0) ||
@@ -1305,6 +1349,7 @@ void ct_dwarf_close(struct ct_dwarf *d)
     if (d->dbg_dbg)
         dwarf_finish(d->dbg_dbg, &e);
     free(d->cu_segs);
+    free(d->line_sec);
     free(d->exec);
     free(d->syms);
     free(d->names);
@@ -1347,20 +1392,27 @@ int ct_dwarf_lookup(struct ct_dwarf *d, uint64_t link_pc, struct ct_srcloc *fram
     return n;
 }
 
-int ct_dwarf_in_prologue(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc)
+/* The index of the CU's first row at or after addr (nrows if none). */
+static size_t first_row_at(const struct ct_dw_cu *cu, uint64_t addr)
 {
-    struct ct_dw_cu *cu = link_pc >= fn_start ? ct_dw_cu_for_pc(d, link_pc) : NULL;
-    size_t lo = 0, hi;
-    if (!cu || !cu->nrows)
-        return 0;
-    hi = cu->nrows;
-    while (lo < hi) { /* the first row at or after fn_start */
+    size_t lo = 0, hi = cu->nrows;
+    while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (cu->rows[mid].addr < fn_start)
+        if (cu->rows[mid].addr < addr)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+int ct_dwarf_in_prologue(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc)
+{
+    struct ct_dw_cu *cu = link_pc >= fn_start ? ct_dw_cu_for_pc(d, link_pc) : NULL;
+    size_t lo;
+    if (!cu || !cu->nrows)
+        return 0;
+    lo = first_row_at(cu, fn_start);
     /* The set-up ends at the first prologue_end row; a row of another function (a new
      * sequence, or code past link_pc without the flag yet) means this one has none. */
     for (size_t i = lo; i < cu->nrows && !cu->rows[i].end_seq; i++) {
@@ -1412,18 +1464,11 @@ long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start, struct ct_lin
 {
     struct ct_dw_cu *cu = ct_dw_cu_for_pc(d, fn_start);
     uint64_t end = symbol_end(d, fn_start);
-    size_t lo = 0, hi, n = 0, cap = 0;
+    size_t lo, n = 0, cap = 0;
     *out = NULL;
     if (!cu || !cu->nrows)
         return 0;
-    hi = cu->nrows;
-    while (lo < hi) { /* the first row at or after fn_start */
-        size_t mid = lo + (hi - lo) / 2;
-        if (cu->rows[mid].addr < fn_start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    lo = first_row_at(cu, fn_start);
     for (size_t i = lo; i < cu->nrows && !cu->rows[i].end_seq && cu->rows[i].addr < end; i++) {
         const struct ct_dw_row *r = &cu->rows[i];
         if (ct_dw_grow((void **)out, &cap, n + 1, sizeof **out) != 0) {

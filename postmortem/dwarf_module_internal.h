@@ -117,6 +117,10 @@ void ct_dw_elf_info_free(struct ct_dw_elf_info *info);
  * (sh_type) or SHT_DYNSYM table of `path` to *syms, names copied into
  * pool.  Returns the number appended (0 if there is no such table), or -1
  * on a malformed table or out-of-memory. */
+/* The contents of the section called `name` of `path` (NULL if it has none, it is compressed,
+ * or it cannot be read), malloc'ed, its size in *len. */
+char *ct_dw_elf_read_section(const char *path, const char *name, size_t *len);
+
 long ct_dw_elf_load_syms(const char *path, unsigned sh_type,
                       struct ct_dw_pool *pool, struct ct_dw_sym **syms,
                       size_t *nsyms, size_t *cap);
@@ -134,6 +138,20 @@ struct ct_dw_row {
 };
 
 enum { CT_SCOPE_SUBPROGRAM = 1, CT_SCOPE_INLINED = 2 };
+
+/* A CU's file names, as line rows name them: row file number f is names[f - base]. */
+struct ct_dw_line_files {
+    const char **names;
+    size_t count;
+    unsigned base;
+};
+
+/* Decodes the line-number program at offset off of a .debug_line section into rows (malloc'ed,
+ * in program order, end-of-sequence rows included), as libdwarf's would be read (dwarf_lines.c).
+ * Returns 0, or -1 for a program it does not decode (the caller falls back to libdwarf). */
+int ct_dw_decode_lines(const uint8_t *sec, size_t len, uint64_t off,
+                       const struct ct_dw_line_files *files, struct ct_dw_row **rows,
+                       size_t *nrows);
 
 struct ct_dw_scope {
     Dwarf_Off die;       /* global .debug_info offset */
@@ -190,6 +208,10 @@ struct ct_dwarf {
     struct ct_dw_name *names;  /* DIE offset -> names cache (open addressing) */
     size_t names_cap, names_used;
     struct ct_dw_pool pool;
+    const char *info_path; /* the file whose .debug_info is indexed (in pool) */
+    char *line_sec;       /* its .debug_line, read on first use (NULL: libdwarf decodes) */
+    size_t line_len;
+    int line_tried;
     char last_err[256];
 };
 

@@ -27,8 +27,9 @@
  *
  * Invariants: only functions flagged CT_FN_BLOCK_DISC are touched, and only when at least one
  * of their rows carries a block's discriminator (a binary without line tables keeps IR order);
- * the new lines are a selection of the block's own metadata lines (same pointers for file,
- * function and inline frame), so everything keyed on them keeps working.
+ * the new lines are a selection of the function's metadata lines (the block's own, and another
+ * block's for a moved instruction or a call's return: same pointers for file, function and
+ * inline frame), so everything keyed on them keeps working.
  */
 #include "line_order.h"
 
@@ -124,8 +125,9 @@ static int order_function(struct ct_meta *m, struct ct_mfunc *f, struct fn_rows 
       long call_row = ra ? row_at(fr->rows, fr->n, ra - 1) : -1;
       long ret_row = ra ? row_at(fr->rows, fr->n, ra) : -1;
       uint32_t call_run = call_row >= 0 ? fr->run[call_row] : UINT32_MAX, cur_run = UINT32_MAX;
-      if (!blk->nlines) continue;
-      if (pass == 0 && (call_row < 0 || !blk->nsucc || blk->succ[0].block >= nb)) continue;
+      if (pass == 0 && (!blk->nlines || call_row < 0 || !blk->nsucc || blk->succ[0].block >= nb))
+        continue;
+      if (pass == 1 && !blk->nlines && !nresume[b] && lo == hi) continue;
       struct ct_mline *l = ct_arena_alloc(&m->arena, (hi - lo + nresume[b] + 1) * sizeof *l);
       if (!l) goto out;
       memset(shown, 0, blk->nlines);
