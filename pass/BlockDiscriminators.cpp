@@ -60,7 +60,7 @@ void markColdDiscriminators(FunctionPlan &P, const MDNode *Unlikely) {
   Function &F = *P.F;
   // A block is cold when every way into it is the unlikely side of an instrumenter's branch or
   // comes from a cold block (the slow paths have no loops: a fixed point from "none" is exact).
-  std::set<const BasicBlock *> Cold;
+  std::set<BasicBlock *> Cold;
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (BasicBlock &BB : F) {
@@ -69,21 +69,21 @@ void markColdDiscriminators(FunctionPlan &P, const MDNode *Unlikely) {
       for (BasicBlock *Pred : predecessors(&BB)) {
         auto *Br = dyn_cast<BranchInst>(Pred->getTerminator());
         bool UnlikelyEdge = Br && Br->isConditional() && Br->getSuccessor(0) == &BB &&
-                            Br->getSuccessor(1) != &BB && Br->getMetadata(LLVMContext::MD_prof) == Unlikely;
+                            Br->getSuccessor(1) != &BB &&
+                            Br->getMetadata(LLVMContext::MD_prof) == Unlikely;
         if (!UnlikelyEdge && !Cold.count(Pred)) {
           All = false;
           break;
         }
       }
-      if (All) Changed = Cold.insert(&BB).second;
+      if (All) Changed |= Cold.insert(&BB).second;
     }
   }
-  for (const BasicBlock *BB : Cold)
-    for (const Instruction &I : *BB) {
+  for (BasicBlock *BB : Cold)
+    for (Instruction &I : *BB) {
       const DILocation *L = I.getDebugLoc().get();
       if (!L || !L->getDiscriminator() || (L->getDiscriminator() & CT_DISC_COLD)) continue;
-      const_cast<Instruction &>(I).setDebugLoc(
-          DebugLoc(L->cloneWithDiscriminator(L->getDiscriminator() | CT_DISC_COLD)));
+      I.setDebugLoc(DebugLoc(L->cloneWithDiscriminator(L->getDiscriminator() | CT_DISC_COLD)));
     }
 }
 
