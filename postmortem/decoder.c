@@ -96,16 +96,16 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
     for (; s < slots; s++) {
       uint64_t w0 = w[2 * s], w1 = w[2 * s + 1];
       if (w0 == 0) break;
-      uint32_t tag = tag_of(w0);
-      if (tag == CT_TAG_SEQ) {
+      enum ct_slot_kind kind = ct_slot_kind(w0, w1);
+      if (kind == CT_SLOT_SEQ) {
         base = w1;
         continue;
       }
-      int cut = tag == CT_TAG_CUT;
-      if ((tag != 0 && !cut) || w1 == 0) { /* an unknown marker, or a record torn by the crash */
+      if (kind == CT_SLOT_BAD) {
         out->skipped++;
         continue;
       }
+      int cut = kind == CT_SLOT_CUT;
       if (cut || (w0 & CT_REC_STAMPED)) {
         uint64_t low = w0 >> CT_REC_TAG_SHIFT;
         uint64_t stamp = cut ? (base = w1) : base + ((low - (base & 0xffff)) & 0xffff);

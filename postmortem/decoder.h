@@ -57,6 +57,21 @@ void ct_ring_records_free(struct ct_ring_records *rr);
 /* The full stamp of record slot index, or CT_NO_STAMP. O(log nstamps). */
 uint64_t ct_ring_stamp(const struct ct_ring_records *rr, size_t index);
 
+/* What a ring slot after a chunk's header holds. */
+enum ct_slot_kind {
+  CT_SLOT_RECORD, /* a record: w0 = function | stamp bits, w1 = accumulator */
+  CT_SLOT_CUT,    /* a CUT marker: w1 is its full stamp */
+  CT_SLOT_SEQ,    /* a SEQ marker: w1 is the full stamp counter */
+  CT_SLOT_BAD     /* an unknown marker, or a record torn by the crash (w1 == 0) */
+};
+
+static inline enum ct_slot_kind ct_slot_kind(uint64_t w0, uint64_t w1) {
+  uint32_t tag = (w0 & CT_REC_STAMPED) ? 0 : (uint32_t)(w0 >> CT_REC_TAG_SHIFT);
+  if (tag == CT_TAG_SEQ) return CT_SLOT_SEQ;
+  if ((tag != 0 && tag != CT_TAG_CUT) || w1 == 0) return CT_SLOT_BAD;
+  return tag == CT_TAG_CUT ? CT_SLOT_CUT : CT_SLOT_RECORD;
+}
+
 /* Record slot i (< rr->n): 1 with *out filled for a record (fn 0: a CUT marker, which only
  * carries its stamp), 0 for a hole. Records carry no time of their own: a chunk's are spread
  * evenly between its clock and the next chunk's (which orders threads far better than one time
@@ -66,9 +81,9 @@ static inline int ct_ring_rec(const struct ct_ring_records *rr, size_t i, struct
   if (s >= rr->fill[c]) return 0;
   const uint64_t *w = rr->live[c] + 2 * (CT_CHUNK_HEADER_SLOTS + s);
   uint64_t w0 = w[0], w1 = w[1];
-  uint32_t tag = (w0 & CT_REC_STAMPED) ? 0 : (uint32_t)(w0 >> CT_REC_TAG_SHIFT);
-  int cut = tag == CT_TAG_CUT;
-  if ((tag != 0 && !cut) || w1 == 0) return 0; /* a SEQ or unknown marker, or torn by the crash */
+  enum ct_slot_kind kind = ct_slot_kind(w0, w1);
+  if (kind == CT_SLOT_SEQ || kind == CT_SLOT_BAD) return 0;
+  int cut = kind == CT_SLOT_CUT;
   out->fn = cut ? 0 : w0 & CT_REC_ADDR_MASK; /* a CUT orders like a stamped record and */
   out->acc = cut ? 0 : w1;                    /* decodes to nothing */
   out->time_ns = rr->clock[c] + (uint64_t)(((unsigned __int128)rr->step[c] * s) >> 32);

@@ -77,12 +77,11 @@ struct lstate {
     int prologue_end, end_seq;
 };
 
-static void reset(struct lstate *s, unsigned version)
+static void reset(struct lstate *s)
 {
     memset(s, 0, sizeof *s);
     s->file = 1; /* DWARF 5 too: the standard's initial value */
     s->line = 1;
-    (void)version;
 }
 
 static int emit(const struct lstate *s, const struct ct_dw_line_files *files,
@@ -153,7 +152,7 @@ int ct_dw_decode_lines(const uint8_t *sec, size_t len, uint64_t off,
     c.p = program;
 
     struct lstate s;
-    reset(&s, version);
+    reset(&s);
     while (c.p < c.end && !c.bad) {
         unsigned op = *c.p++;
         if (op >= opcode_base) { /* special opcode */
@@ -177,7 +176,7 @@ int ct_dw_decode_lines(const uint8_t *sec, size_t len, uint64_t off,
                 s.end_seq = 1;
                 if (emit(&s, files, &out, &n, &cap) != 0)
                     goto fail;
-                reset(&s, version);
+                reset(&s);
             } else if (sub == 2) { /* DW_LNE_set_address */
                 if (elen != 9)
                     goto fail;

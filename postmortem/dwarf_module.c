@@ -869,19 +869,11 @@ static int decode_lines(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_di
                               &cu->nrows);
 }
 
-/* Loads and sorts the CU's line table.  A CU without one gets no rows.
+/* Reads the CU's line table with libdwarf, in program order.  A CU without one gets no rows.
  * Returns 0, or -1 on malformed data / OOM. */
-static int load_lines(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_die,
-                      const struct cu_files *files)
+static int libdwarf_lines(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_die,
+                          const struct cu_files *files)
 {
-    if (decode_lines(d, cu, cu_die, files) == 0) {
-        if (sort_sequences(d, &cu->rows, &cu->nrows) == 0)
-            return 0;
-        free(cu->rows);
-        cu->rows = NULL;
-        cu->nrows = 0;
-        return ct_dw_fail(d, NULL, NULL, "out of memory");
-    }
     Dwarf_Error e = NULL;
     Dwarf_Unsigned version = 0;
     Dwarf_Small tables = 0;
@@ -907,6 +899,15 @@ static int load_lines(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_die,
         cu->nrows = rc == 0 ? (size_t)count : 0;
     }
     dwarf_srclines_dealloc_b(lctx);
+    return rc;
+}
+
+/* Loads and sorts the CU's line table: dwarf_lines.c's decoding, else libdwarf's.  Returns 0,
+ * or -1 on malformed data / OOM (then the CU has no rows). */
+static int load_lines(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_die,
+                      const struct cu_files *files)
+{
+    int rc = decode_lines(d, cu, cu_die, files) == 0 ? 0 : libdwarf_lines(d, cu, cu_die, files);
     if (rc == 0 && sort_sequences(d, &cu->rows, &cu->nrows) != 0)
         rc = ct_dw_fail(d, NULL, NULL, "out of memory");
     if (rc != 0) {
@@ -1446,18 +1447,32 @@ int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
     return 0;
 }
 
+/* The sized function symbol that contains link_pc, or NULL.  Symbols may nest or overlap a
+ * little (aliases, local labels): the last to start at or before pc, within a bounded look
+ * back, that contains it. */
+static const struct ct_dw_sym *symbol_at(const struct ct_dwarf *d, uint64_t link_pc)
+{
+    size_t lo = 0, hi = d->nsyms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->syms[mid].lo <= link_pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo, k = 0; i > 0 && k < 16; i--, k++) {
+        const struct ct_dw_sym *s = &d->syms[i - 1];
+        if (link_pc >= s->lo && link_pc < s->hi)
+            return s;
+    }
+    return NULL;
+}
+
 /* The end of the sized function symbol that starts at lo, or UINT64_MAX. */
 static uint64_t symbol_end(const struct ct_dwarf *d, uint64_t lo)
 {
-    size_t a = 0, b = d->nsyms;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (d->syms[mid].lo < lo)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a < d->nsyms && d->syms[a].lo == lo && d->syms[a].hi > lo ? d->syms[a].hi : UINT64_MAX;
+    const struct ct_dw_sym *s = symbol_at(d, lo);
+    return s && s->lo == lo ? s->hi : UINT64_MAX;
 }
 
 long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start, struct ct_line_row **out)
@@ -1516,28 +1531,10 @@ const char *ct_dwarf_function_name(struct ct_dwarf *d, uint64_t link_pc)
 
 const char *ct_dwarf_symbol_name(struct ct_dwarf *d, uint64_t link_pc, uint64_t *offset)
 {
-    size_t lo = 0, hi;
-    if (!d)
-        return NULL;
-    hi = d->nsyms;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->syms[mid].lo <= link_pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    /* Symbols may nest or overlap a little (aliases, local labels); look
-     * back a bounded distance for one that contains pc. */
-    for (size_t i = lo, k = 0; i > 0 && k < 16; i--, k++) {
-        const struct ct_dw_sym *s = &d->syms[i - 1];
-        if (link_pc >= s->lo && link_pc < s->hi) {
-            if (offset)
-                *offset = link_pc - s->lo;
-            return s->name;
-        }
-    }
-    return NULL;
+    const struct ct_dw_sym *s = d ? symbol_at(d, link_pc) : NULL;
+    if (s && offset)
+        *offset = link_pc - s->lo;
+    return s ? s->name : NULL;
 }
 
 const char *ct_dwarf_last_error(const struct ct_dwarf *d)
