@@ -185,7 +185,7 @@ static struct frame callee_frame(struct ct_callstack *cs, const struct frame *ca
 
 /* The innermost frame's record (or elided flush) ended at block b of its function; the next
  * record starts at block `end` (b itself unless a check point fired there). */
-static void finish(struct ct_callstack *cs, uint32_t b, uint32_t end) {
+static inline void finish(struct ct_callstack *cs, uint32_t b, uint32_t end) {
   struct frame *top = &cs->fr[cs->n - 1];
   const struct ct_mblock *mb = &top->f->blocks[b];
   struct frame callee;
@@ -334,7 +334,12 @@ static int record_summarised(struct ct_callstack *cs, const struct ct_rec *r, st
   cs->th->records++;
   cs->time = r->time_ns;
   cs->gap |= gap;
-  locate(cs, s->f, m, mod, s->site, s->empty);
+  /* Most records are the innermost frame's, at the site the model expects: locate's first test,
+   * inline (locate is a call with a big frame). */
+  const struct frame *top = cs->n ? &cs->fr[cs->n - 1] : NULL;
+  if (!top || top->kind != FR_KNOWN || top->f != s->f || top->site != s->site ||
+      !(s->empty || s->f->site_elided[s->site] == UINT32_MAX))
+    locate(cs, s->f, m, mod, s->site, s->empty);
   struct ct_sw_at at = {mod, (uint32_t)(cs->th->depth + CT_DEPTH_BIAS), cs->time, &cs->gap};
   ct_sw_count(cs->sw, s, &at);
   if (cs->n && cs->fr[cs->n - 1].f == s->f) finish(cs, s->last_block, s->end);

@@ -947,40 +947,7 @@ struct scope_build {
     size_t nranges, ranges_cap;
     struct ct_dw_range *tmp;
     size_t ntmp, tmp_cap;
-    size_t call_rets_cap;
 };
-
-/* Records the return address of a call-site DIE (DW_AT_call_return_pc; DW_AT_low_pc in the
- * GNU extension of DWARF 4).  One without is skipped.  Returns 0 or -1. */
-static int add_call_site(struct scope_build *b, Dwarf_Die die, Dwarf_Half tag)
-{
-    struct ct_dwarf *d = b->d;
-    struct ct_dw_cu *cu = b->cu;
-    Dwarf_Error e = NULL;
-    Dwarf_Addr ret = 0;
-    Dwarf_Attribute attr = NULL;
-    int rc;
-    if (tag == DW_TAG_GNU_call_site) {
-        rc = dwarf_lowpc(die, &ret, &e);
-    } else {
-        rc = dwarf_attr(die, DW_AT_call_return_pc, &attr, &e);
-        if (rc == DW_DLV_OK) {
-            rc = dwarf_formaddr(attr, &ret, &e);
-            dwarf_dealloc_attribute(attr);
-        }
-    }
-    if (rc == DW_DLV_ERROR) {
-        dwarf_dealloc_error(d->info, e);
-        return 0;
-    }
-    if (rc != DW_DLV_OK)
-        return 0;
-    if (ct_dw_grow((void **)&cu->call_rets, &b->call_rets_cap, cu->ncall_rets + 1,
-                   sizeof *cu->call_rets))
-        return ct_dw_fail(d, NULL, NULL, "out of memory");
-    cu->call_rets[cu->ncall_rets++] = ret;
-    return 0;
-}
 
 /* Fills call-site fields of an inlined scope.  Returns 0 or -1. */
 static int scope_call_site(struct scope_build *b, Dwarf_Die die, struct ct_dw_scope *s)
@@ -1004,8 +971,6 @@ static int scope_visit(void *arg, Dwarf_Die die, Dwarf_Half tag, int depth, int6
     struct ct_dw_cu *cu = b->cu;
     Dwarf_Error e = NULL;
     int rc;
-    if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site)
-        return add_call_site(b, die, tag);
     if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
         return tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
                tag == DW_TAG_module || tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
@@ -1045,8 +1010,6 @@ static int load_scopes(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_die
         rc = ct_dw_fail(d, NULL, NULL, "too many functions in one CU");
     if (rc == 0 && flatten(b.ranges, b.nranges, &cu->segs, &cu->nsegs) != 0)
         rc = ct_dw_fail(d, NULL, NULL, "out of memory");
-    if (rc == 0 && cu->ncall_rets)
-        qsort(cu->call_rets, cu->ncall_rets, sizeof *cu->call_rets, cmp_u64);
     free(b.ranges);
     free(b.tmp);
     if (rc != 0) {
@@ -1057,33 +1020,123 @@ static int load_scopes(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_die
     return rc;
 }
 
-/* Loads a CU's indexes once.  Returns 0, or -1 if it could not be loaded
- * (then it never will be: state stays -1). */
-static int cu_load(struct ct_dwarf *d, struct ct_dw_cu *cu)
+/* ------------------------------------------------------------------ */
+/* per-CU loading: call sites                                          */
+
+struct call_build {
+    struct ct_dwarf *d;
+    struct ct_dw_cu *cu;
+    size_t cap;
+};
+
+/* Visitor of the libdwarf fallback: the return address of a call-site DIE (DW_AT_call_return_pc;
+ * DW_AT_low_pc in the GNU extension of DWARF 4); one without is skipped. */
+static int call_visit(void *arg, Dwarf_Die die, Dwarf_Half tag, int depth, int64_t *tok)
 {
+    struct call_build *b = arg;
+    Dwarf_Error e = NULL;
+    Dwarf_Addr ret = 0;
+    Dwarf_Attribute attr = NULL;
+    int rc;
+    (void)depth;
+    (void)tok;
+    if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site)
+        return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+               tag == DW_TAG_lexical_block || tag == DW_TAG_namespace || tag == DW_TAG_module ||
+               tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+    if (tag == DW_TAG_GNU_call_site) {
+        rc = dwarf_lowpc(die, &ret, &e);
+    } else {
+        rc = dwarf_attr(die, DW_AT_call_return_pc, &attr, &e);
+        if (rc == DW_DLV_OK) {
+            rc = dwarf_formaddr(attr, &ret, &e);
+            dwarf_dealloc_attribute(attr);
+        }
+    }
+    if (rc == DW_DLV_ERROR)
+        dwarf_dealloc_error(b->d->info, e);
+    if (rc != DW_DLV_OK)
+        return 0;
+    if (ct_dw_grow((void **)&b->cu->call_rets, &b->cap, b->cu->ncall_rets + 1,
+                   sizeof *b->cu->call_rets))
+        return ct_dw_fail(b->d, NULL, NULL, "out of memory");
+    b->cu->call_rets[b->cu->ncall_rets++] = ret;
+    return 0;
+}
+
+/* Builds cu->call_rets (sorted): dwarf_callsites.c's scan of the raw sections, else a libdwarf
+ * walk of the CU's DIEs.  Returns 0 or -1. */
+static int load_calls(struct ct_dwarf *d, struct ct_dw_cu *cu)
+{
+    if (!d->info_tried) {
+        d->info_tried = 1;
+        if (d->info_path) {
+            d->info_sec = ct_dw_elf_read_section(d->info_path, ".debug_info", &d->info_len);
+            d->abbrev_sec = ct_dw_elf_read_section(d->info_path, ".debug_abbrev", &d->abbrev_len);
+            d->addr_sec = ct_dw_elf_read_section(d->info_path, ".debug_addr", &d->addr_len);
+        }
+    }
+    struct ct_dw_info_sections secs = {
+        (const uint8_t *)d->info_sec, (const uint8_t *)d->abbrev_sec,
+        (const uint8_t *)d->addr_sec, d->info_len, d->abbrev_len, d->addr_len};
+    if (ct_dw_scan_call_returns(&secs, cu->die_off, &cu->call_rets, &cu->ncall_rets) == 0)
+        return 0;
+    Dwarf_Error e = NULL;
+    Dwarf_Die cu_die = NULL;
+    struct call_build b = {d, cu, 0};
+    if (dwarf_offdie_b(d->info, cu->die_off, 1, &cu_die, &e) != DW_DLV_OK)
+        return ct_dw_fail(d, d->info, &e, "reading a CU DIE");
+    int rc = ct_dw_walk(d, cu_die, call_visit, &b, -1);
+    dwarf_dealloc_die(cu_die);
+    if (rc == 0 && cu->ncall_rets)
+        qsort(cu->call_rets, cu->ncall_rets, sizeof *cu->call_rets, cmp_u64);
+    if (rc != 0) {
+        free(cu->call_rets);
+        cu->call_rets = NULL;
+        cu->ncall_rets = 0;
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* per-CU loading                                                      */
+
+enum cu_index { CU_LINES, CU_SCOPES, CU_CALLS };
+
+/* Loads one of a CU's indexes once.  Returns 0, or -1 if it could not be loaded (then it never
+ * will be: its state stays -1).  A broken line table leaves the CU usable without rows. */
+static int cu_load(struct ct_dwarf *d, struct ct_dw_cu *cu, enum cu_index what)
+{
+    int8_t *state = what == CU_LINES ? &cu->lines_state
+                  : what == CU_SCOPES ? &cu->scopes_state : &cu->calls_state;
     Dwarf_Error e = NULL;
     Dwarf_Die cu_die = NULL;
     struct cu_files files;
     int rc;
-    if (cu->state != 0)
-        return cu->state > 0 ? 0 : -1;
-    cu->state = -1;
-    if (dwarf_offdie_b(d->info, cu->die_off, 1, &cu_die, &e) != DW_DLV_OK)
-        return ct_dw_fail(d, d->info, &e, "reading a CU DIE");
-    rc = load_files(d, cu_die, &files);
-    /* A broken line table still leaves function names usable. */
+    if (*state != 0)
+        return *state > 0 ? 0 : -1;
+    *state = -1;
+    if (what == CU_CALLS) {
+        rc = load_calls(d, cu);
+    } else {
+        if (dwarf_offdie_b(d->info, cu->die_off, 1, &cu_die, &e) != DW_DLV_OK)
+            return ct_dw_fail(d, d->info, &e, "reading a CU DIE");
+        rc = load_files(d, cu_die, &files);
+        if (rc == 0 && what == CU_LINES)
+            load_lines(d, cu, cu_die, &files);
+        if (rc == 0 && what == CU_SCOPES)
+            rc = load_scopes(d, cu, cu_die, &files);
+        free(files.names);
+        dwarf_dealloc_die(cu_die);
+    }
     if (rc == 0)
-        load_lines(d, cu, cu_die, &files);
-    if (rc == 0)
-        rc = load_scopes(d, cu, cu_die, &files);
-    free(files.names);
-    dwarf_dealloc_die(cu_die);
-    if (rc == 0)
-        cu->state = 1;
+        *state = 1;
     return rc;
 }
 
-struct ct_dw_cu *ct_dw_cu_for_pc(struct ct_dwarf *d, uint64_t link_pc)
+/* The CU containing link_pc with the given indexes loaded, or NULL. */
+static struct ct_dw_cu *cu_with(struct ct_dwarf *d, uint64_t link_pc, int lines, int scopes,
+                                int calls)
 {
     const struct ct_dw_seg *s;
     if (!d || !d->info)
@@ -1091,9 +1144,16 @@ struct ct_dw_cu *ct_dw_cu_for_pc(struct ct_dwarf *d, uint64_t link_pc)
     s = find_seg(d->cu_segs, d->ncu_segs, link_pc);
     if (!s || (size_t)s->idx >= d->ncus)
         return NULL;
-    if (cu_load(d, &d->cus[s->idx]) != 0)
+    struct ct_dw_cu *cu = &d->cus[s->idx];
+    if ((lines && cu_load(d, cu, CU_LINES) != 0) || (scopes && cu_load(d, cu, CU_SCOPES) != 0) ||
+        (calls && cu_load(d, cu, CU_CALLS) != 0))
         return NULL;
-    return &d->cus[s->idx];
+    return cu;
+}
+
+struct ct_dw_cu *ct_dw_cu_for_pc(struct ct_dwarf *d, uint64_t link_pc)
+{
+    return cu_with(d, link_pc, 1, 1, 0);
 }
 
 int32_t ct_dw_scope_for_pc(const struct ct_dw_cu *cu, uint64_t link_pc)
@@ -1351,6 +1411,9 @@ void ct_dwarf_close(struct ct_dwarf *d)
         dwarf_finish(d->dbg_dbg, &e);
     free(d->cu_segs);
     free(d->line_sec);
+    free(d->info_sec);
+    free(d->abbrev_sec);
+    free(d->addr_sec);
     free(d->exec);
     free(d->syms);
     free(d->names);
@@ -1409,7 +1472,7 @@ static size_t first_row_at(const struct ct_dw_cu *cu, uint64_t addr)
 
 int ct_dwarf_in_prologue(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc)
 {
-    struct ct_dw_cu *cu = link_pc >= fn_start ? ct_dw_cu_for_pc(d, link_pc) : NULL;
+    struct ct_dw_cu *cu = link_pc >= fn_start ? cu_with(d, link_pc, 1, 0, 0) : NULL;
     size_t lo;
     if (!cu || !cu->nrows)
         return 0;
@@ -1428,7 +1491,7 @@ int ct_dwarf_in_prologue(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
 int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc,
                          struct ct_srcloc *out)
 {
-    struct ct_dw_cu *cu = link_pc >= fn_start ? ct_dw_cu_for_pc(d, link_pc) : NULL;
+    struct ct_dw_cu *cu = link_pc >= fn_start ? cu_with(d, link_pc, 1, 0, 0) : NULL;
     const struct ct_dw_row *row = cu ? find_row(cu, link_pc) : NULL;
     if (!row)
         return 0;
@@ -1477,7 +1540,7 @@ static uint64_t symbol_end(const struct ct_dwarf *d, uint64_t lo)
 
 long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start, struct ct_line_row **out)
 {
-    struct ct_dw_cu *cu = ct_dw_cu_for_pc(d, fn_start);
+    struct ct_dw_cu *cu = cu_with(d, fn_start, 1, 0, 0);
     uint64_t end = symbol_end(d, fn_start);
     size_t lo, n = 0, cap = 0;
     *out = NULL;
@@ -1498,7 +1561,7 @@ long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start, struct ct_lin
 
 long ct_dwarf_call_returns(struct ct_dwarf *d, uint64_t fn_start, const uint64_t **out)
 {
-    struct ct_dw_cu *cu = ct_dw_cu_for_pc(d, fn_start);
+    struct ct_dw_cu *cu = cu_with(d, fn_start, 0, 0, 1);
     uint64_t end = symbol_end(d, fn_start);
     size_t lo = 0, hi, n = 0;
     *out = NULL;
@@ -1520,7 +1583,7 @@ long ct_dwarf_call_returns(struct ct_dwarf *d, uint64_t fn_start, const uint64_t
 
 const char *ct_dwarf_function_name(struct ct_dwarf *d, uint64_t link_pc)
 {
-    struct ct_dw_cu *cu = ct_dw_cu_for_pc(d, link_pc);
+    struct ct_dw_cu *cu = cu_with(d, link_pc, 0, 1, 0);
     int32_t s = cu ? ct_dw_scope_for_pc(cu, link_pc) : -1;
     while (s >= 0 && cu->scopes[s].kind != CT_SCOPE_SUBPROGRAM) {
         int32_t p = cu->scopes[s].parent;

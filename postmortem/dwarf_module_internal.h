@@ -8,8 +8,9 @@
  *    (the debug file's when it has .debug_info, else the binary's), or NULL.
  *  - cu_segs is sorted by lo, non-overlapping, and each entry names the
  *    most specific CU covering [lo, hi).
- *  - A CU's rows/scopes/segs are built at most once (state != 0 after the
- *    first attempt) and freed only by ct_dwarf_close.
+ *  - A CU's rows, scopes/segs and call_rets are each built at most once, when
+ *    first needed (their state != 0 after the first attempt), and freed only
+ *    by ct_dwarf_close.
  *  - Every string handed out lives in `pool` or in libdwarf section data,
  *    both of which live until ct_dwarf_close.
  */
@@ -153,6 +154,16 @@ int ct_dw_decode_lines(const uint8_t *sec, size_t len, uint64_t off,
                        const struct ct_dw_line_files *files, struct ct_dw_row **rows,
                        size_t *nrows);
 
+/* The sections a unit's DIEs are read from by dwarf_callsites.c (addr may be NULL). */
+struct ct_dw_info_sections {
+    const uint8_t *info, *abbrev, *addr;
+    size_t info_len, abbrev_len, addr_len;
+};
+/* The return addresses of the call-site DIEs of the unit whose first DIE is at .debug_info
+ * offset die_off, sorted, in *rets (malloc'ed; NULL when none).  Returns 0, or -1 for a unit it
+ * does not read (the caller falls back to libdwarf). */
+int ct_dw_scan_call_returns(const struct ct_dw_info_sections *s, uint64_t die_off,
+                            uint64_t **rets, size_t *nrets);
 struct ct_dw_scope {
     Dwarf_Off die;       /* global .debug_info offset */
     int32_t parent;      /* enclosing scope index in the same CU, or -1 */
@@ -170,7 +181,9 @@ struct ct_dw_seg {
 struct ct_dw_cu {
     Dwarf_Off die_off;
     uint64_t base;    /* DW_AT_low_pc of the CU DIE: DWARF 4 range list base */
-    int8_t state; /* 0 not loaded, 1 loaded, -1 load failed */
+    /* per index, 0 not loaded, 1 loaded, -1 load failed (never retried): the line table, the
+     * scopes (functions and inlined calls), the call sites' return addresses */
+    int8_t lines_state, scopes_state, calls_state;
     struct ct_dw_row *rows;
     size_t nrows;
     struct ct_dw_scope *scopes;
@@ -212,6 +225,10 @@ struct ct_dwarf {
     char *line_sec;       /* its .debug_line, read on first use (NULL: libdwarf decodes) */
     size_t line_len;
     int line_tried;
+    char *info_sec, *abbrev_sec, *addr_sec; /* its .debug_info, .debug_abbrev, .debug_addr, read
+                                               on first use of dwarf_callsites.c */
+    size_t info_len, abbrev_len, addr_len;
+    int info_tried;
     char last_err[256];
 };
 
@@ -222,7 +239,7 @@ struct ct_dwarf {
 int ct_dw_fail(struct ct_dwarf *d, Dwarf_Debug dbg, Dwarf_Error *e,
                const char *what);
 
-/* Returns the CU containing link_pc with its indexes loaded, or NULL. */
+/* Returns the CU containing link_pc with its line table and scopes loaded, or NULL. */
 struct ct_dw_cu *ct_dw_cu_for_pc(struct ct_dwarf *d, uint64_t link_pc);
 
 /* Returns the innermost scope index of cu containing link_pc, or -1. */

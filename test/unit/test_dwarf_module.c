@@ -873,6 +873,129 @@ static void test_line_decoder(const char *name)
     free(sec);
 }
 
+/* Every call-site DIE's return address under the DIE die (libdwarf's reading: the oracle of
+ * dwarf_callsites.c), appended to *v. */
+static void libdwarf_call_sites(Dwarf_Debug dbg, Dwarf_Die die, uint64_t *v, size_t *n,
+                                size_t cap, int depth)
+{
+    Dwarf_Error e = NULL;
+    Dwarf_Die child = NULL;
+    if (depth > 64 || dwarf_child(die, &child, &e) != DW_DLV_OK)
+        return;
+    while (child) {
+        Dwarf_Half tag = 0;
+        Dwarf_Addr a = 0;
+        Dwarf_Attribute at = NULL;
+        dwarf_tag(child, &tag, &e);
+        if (tag == DW_TAG_GNU_call_site && dwarf_lowpc(child, &a, &e) == DW_DLV_OK && *n < cap)
+            v[(*n)++] = a;
+        if (tag == DW_TAG_call_site && dwarf_attr(child, DW_AT_call_return_pc, &at, &e) == DW_DLV_OK) {
+            if (dwarf_formaddr(at, &a, &e) == DW_DLV_OK && *n < cap)
+                v[(*n)++] = a;
+            dwarf_dealloc_attribute(at);
+        }
+        libdwarf_call_sites(dbg, child, v, n, cap, depth + 1);
+        Dwarf_Die next = NULL;
+        int rc = dwarf_siblingof_b(dbg, child, 1, &next, &e);
+        dwarf_dealloc_die(child);
+        child = rc == DW_DLV_OK ? next : NULL;
+    }
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* dwarf_callsites.c against libdwarf: every CU of every fixture, the sorted return addresses of
+ * its call sites (DW_TAG_call_site in DWARF 5, DW_TAG_GNU_call_site in DWARF 4), equal; -O2
+ * fixtures have some (clang emits call-site entries only when optimising). Truncated and
+ * garbled sections are refused or read within bounds (valgrind). */
+static void test_call_site_scanner(const char *name)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", g_work, name);
+    size_t ilen = 0, alen = 0, dlen = 0;
+    char *info = ct_dw_elf_read_section(path, ".debug_info", &ilen);
+    char *abbrev = ct_dw_elf_read_section(path, ".debug_abbrev", &alen);
+    char *addr = ct_dw_elf_read_section(path, ".debug_addr", &dlen);
+    struct ct_dw_info_sections secs = {(const uint8_t *)info, (const uint8_t *)abbrev,
+                                       (const uint8_t *)addr, ilen, alen, dlen};
+    Dwarf_Debug dbg = NULL;
+    Dwarf_Error e = NULL;
+    CHECK(info && abbrev, "%s: no .debug_info/.debug_abbrev", name);
+    if (!info || !abbrev || dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL,
+                                            NULL, &dbg, NULL, 0, NULL, &e) != DW_DLV_OK) {
+        CHECK(0, "%s: libdwarf cannot open it", name);
+        free(info), free(abbrev), free(addr);
+        return;
+    }
+    size_t total = 0;
+    uint64_t first_cu = 0;
+    for (int cus = 0;; cus++) {
+        Dwarf_Unsigned hlen = 0, abbr = 0, next = 0, toff = 0;
+        Dwarf_Half ver = 0, asz = 0, lsz = 0, esz = 0, type = 0;
+        Dwarf_Sig8 sig;
+        Dwarf_Die cu = NULL;
+        Dwarf_Off off = 0;
+        if (dwarf_next_cu_header_d(dbg, 1, &hlen, &ver, &abbr, &asz, &lsz, &esz, &sig, &toff,
+                                   &next, &type, &e) != DW_DLV_OK)
+            break;
+        if (dwarf_siblingof_b(dbg, NULL, 1, &cu, &e) != DW_DLV_OK)
+            break;
+        dwarf_dieoffset(cu, &off, &e);
+        if (cus == 0)
+            first_cu = off;
+        static uint64_t want[1 << 14];
+        size_t nwant = 0, ngot = 0;
+        libdwarf_call_sites(dbg, cu, want, &nwant, sizeof want / sizeof want[0], 0);
+        qsort(want, nwant, sizeof want[0], cmp_addr);
+        uint64_t *got = NULL;
+        int rc = ct_dw_scan_call_returns(&secs, off, &got, &ngot);
+        CHECK(rc == 0 && ngot == nwant, "%s CU %d: %zu call sites scanned (rc %d), libdwarf %zu",
+              name, cus, ngot, rc, nwant);
+        for (size_t i = 0; rc == 0 && i < ngot && i < nwant; i++)
+            if (got[i] != want[i]) {
+                CHECK(0, "%s CU %d call site %zu: 0x%llx, libdwarf 0x%llx", name, cus, i,
+                      (unsigned long long)got[i], (unsigned long long)want[i]);
+                break;
+            }
+        total += nwant;
+        free(got);
+        dwarf_dealloc_die(cu);
+    }
+    CHECK(strstr(name, "_O0") || total > 0, "%s: no call sites in an -O2 build", name);
+    /* Not the offset of a unit's first DIE: refused. */
+    uint64_t *got = NULL;
+    size_t ngot = 0;
+    CHECK(ct_dw_scan_call_returns(&secs, first_cu + 1, &got, &ngot) != 0,
+          "%s: a scan from inside a DIE was accepted", name);
+    free(got);
+    /* Truncated .debug_info, .debug_abbrev and .debug_addr, and garbled abbreviations. */
+    for (size_t cut = 0; cut < ilen; cut += 1 + ilen / 97) {
+        struct ct_dw_info_sections t = secs;
+        t.info_len = cut;
+        if (ct_dw_scan_call_returns(&t, first_cu, &got, &ngot) == 0)
+            free(got);
+        t = secs;
+        t.abbrev_len = cut < alen ? cut : alen / 2;
+        t.addr_len = cut < dlen ? cut : dlen / 2;
+        if (ct_dw_scan_call_returns(&t, first_cu, &got, &ngot) == 0)
+            free(got);
+    }
+    for (int i = 0; i < 200 && alen; i++) {
+        size_t at = (size_t)(rnd() % alen);
+        char was = abbrev[at];
+        abbrev[at] = (char)rnd();
+        if (ct_dw_scan_call_returns(&secs, first_cu, &got, &ngot) == 0)
+            free(got);
+        abbrev[at] = was;
+    }
+    dwarf_finish(dbg, &e);
+    free(info), free(abbrev), free(addr);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -885,8 +1008,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof g_variants / sizeof g_variants[0]; i++)
         test_variant(&g_variants[i]);
     for (size_t i = 0; i < sizeof g_variants / sizeof g_variants[0]; i++)
-        if (!g_variants[i].split)
+        if (!g_variants[i].split) {
             test_line_decoder(g_variants[i].name);
+            test_call_site_scanner(g_variants[i].name);
+        }
     cache_close_all();
     test_fuzz();
     test_throughput();
