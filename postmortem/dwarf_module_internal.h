@@ -1,7 +1,7 @@
 /*
  * dwarf_module_internal.h - shared internals of the dwarf_module
- * implementation (dwarf_module.c, dwarf_elf.c, dwarf_expr.c,
- * dwarf_unwind.c).  Not part of the public API.
+ * implementation (dwarf_module.c, dwarf_elf.c, dwarf_expr.c, dwarf_lines.c,
+ * dwarf_callsites.c, dwarf_unwind.c).  Not part of the public API.
  *
  * Invariants of struct ct_dwarf:
  *  - `info` is the libdwarf handle whose .debug_info/.debug_line we index
