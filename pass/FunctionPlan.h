@@ -43,11 +43,11 @@ struct BlockPlan {
   std::string Callee;                 // empty for an indirect call
   bool Stamped = false;               // the flush ending this block is stamped
   bool CodeBeforeBranch = false;      // two-way BRANCH whose bit is computed before it,
-                                      // acc = (acc << 1) | cond (an edge is critical and the
-                                      // branch is not biased)
-  bool ShiftBeforeBranch = false;     // two-way BRANCH with a critical edge and a likelier
-                                      // side: acc <<= 1 before it, acc |= 1 on the edge to
-                                      // the unlikelier side (split if critical)
+                                      // acc = (acc << 1) | cond (an edge is critical, the
+                                      // branch is not biased, the function is optnone)
+  bool ShiftBeforeBranch = false;     // two-way BRANCH with a critical edge (biased, or in an
+                                      // optimised function): acc <<= 1 before it, acc |= 1 on
+                                      // the edge to the unlikelier side (split if critical)
   // Whether the flush ending this block (CALL, INVOKE, RETURN, RESUME) is written. A record
   // without path bits is implied: from the frame's site the decoder can walk the only path to
   // this block itself. So a flush reached only along branch-free paths from sites is never

@@ -10,8 +10,8 @@
 //                                                                   multi-way branch)
 //                 check point     if (acc > 2^(63-Budget) - 1) { flush(acc); acc = init(site) }
 //                 table update    if (tab[e].last < now) { tab[e].last = now; first if 0 }
-//   block end     two-way branch  acc = (acc << 1) | cond          (critical edge, unbiased)
-//                                 acc <<= 1, acc |= 1 on the unlikelier edge (critical, biased)
+//   block end     two-way branch  acc <<= 1, acc |= 1 on the unlikelier edge (critical edge)
+//                                 acc = (acc << 1) | cond          (critical, unbiased, -O0)
 //                 call / invoke   flush(acc) before it; after a call, acc = init(next site)
 //                 return, resume  flush(acc)
 //                 (an elidable flush only if acc holds path bits, or never when no path with
@@ -73,16 +73,6 @@ struct Emitter {
 
   ConstantInt *c64(uint64_t V) { return ConstantInt::get(I64, V); }
 
-  // The accumulator's new value, kept where it is computed: an empty asm with side effects
-  // that takes and returns it. Without it codegen may sink the update below the branch (into
-  // the join after a crashing block), and the accumulator has no DWARF location at the fault.
-  Value *pinned(IRBuilder<> &B, Value *V) {
-    // At -O0 the accumulator stays in its stack slot, described everywhere: nothing to pin.
-    if (!O.PinUpdates || P.F->hasOptNone()) return V;
-    InlineAsm *Pin = InlineAsm::get(FunctionType::get(I64, {I64}, false), "", "=r,0",
-                                    /*hasSideEffects=*/true);
-    return B.CreateCall(Pin, {V});
-  }
   Value *loadAcc(IRBuilder<> &B) { return B.CreateLoad(I64, Acc, "ct.acc"); }
 
   // The module's chunk mask (CT_CHUNK_BYTES - 1 until the runtime turns stamping on, then 0).
@@ -291,7 +281,7 @@ struct Emitter {
       if (InPredecessor[I]) {
         IRBuilder<> B(End);
         Value *Bit = B.CreateZExt(cast<BranchInst>(End)->getCondition(), I64);
-        B.CreateStore(pinned(B, B.CreateOr(B.CreateShl(loadAcc(B), c64(1)), Bit)), Acc);
+        B.CreateStore(B.CreateOr(B.CreateShl(loadAcc(B), c64(1)), Bit), Acc);
       }
       if (BP.ShiftBeforeBranch) {
         IRBuilder<> B(End);

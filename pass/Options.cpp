@@ -29,10 +29,6 @@ cl::opt<bool> ClAccVar("crashtrail-acc-var",
                        cl::desc("Describe the path accumulator to DWARF so the crashing "
                                 "frame's unfinished path can be recovered"),
                        cl::init(true));
-cl::opt<bool> ClPinUpdates("crashtrail-pin-updates",
-                           cl::desc("Keep the accumulator's update before its branch (an empty "
-                                    "asm), so that DWARF can locate it at a fault after it"),
-                           cl::init(true), cl::Hidden);
 } // namespace
 
 namespace crashtrail {
@@ -55,7 +51,6 @@ Options &currentOptions() {
     O.IgnoreLists.insert(O.IgnoreLists.end(), ClIgnore.begin(), ClIgnore.end());
     O.DescribeAccumulator = ClAccVar;
     O.BlockTrace = ClBlockTrace;
-    O.PinUpdates = ClPinUpdates;
   }
   return O;
 }

@@ -22,7 +22,6 @@ struct Options {
   std::vector<std::string> IgnoreLists; // never instrument what these lists name
   bool DescribeAccumulator = true;      // DWARF variable for the unfinished path
   bool BlockTrace = false;              // test only: also call __crashtrail_test_block per block
-  bool PinUpdates = false;              // keep accumulator updates before their branches
   std::vector<std::string> Errors;      // bad plugin arguments, reported as diagnostics
 };
 

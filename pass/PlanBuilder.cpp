@@ -187,16 +187,16 @@ struct Builder {
     if (isa<BranchInst>(TI)) {
       // One bit per side, the likelier side 0. Where both successors are reached only from
       // here the bit is added at the start of each (`add acc,acc` and `lea 1(acc,acc)`: one
-      // instruction either way). Where an edge is critical and the branch is biased, the
-      // shift goes before the branch and the unlikelier edge alone adds the 1 (split if it
-      // must be): the likelier path pays one instruction. A critical, unbiased branch computes
-      // its bit before it as zext(cond) (three instructions, no taken jump on either side),
-      // which fixes the true side to 1.
+      // instruction either way). Where an edge is critical, the shift goes before the branch
+      // and the unlikelier edge alone adds the 1 (split if it must be): one instruction on
+      // the likelier side, two on the other. At -O0 only a biased branch does so; an unbiased
+      // one computes its bit before it as zext(cond) (three instructions, no taken jump on
+      // either side, the true side 1), which keeps -O0 code as it was measured and tested.
       bool Critical = Succ[0]->getUniquePredecessor() != BB ||
                       Succ[1]->getUniquePredecessor() != BB;
       bool TrueLikelier = W[0] > W[1];
       uint64_t Hi = std::max(W[0], W[1]), Lo = std::min(W[0], W[1]);
-      B.ShiftBeforeBranch = Critical && Hi >= 2 * Lo;
+      B.ShiftBeforeBranch = Critical && (Hi >= 2 * Lo || !BB->getParent()->hasOptNone());
       B.CodeBeforeBranch = Critical && !B.ShiftBeforeBranch;
       unsigned TrueCode = B.CodeBeforeBranch ? 1 : TrueLikelier ? 0 : 1;
       B.Succs = {{Index[Succ[0]], {1, TrueCode}}, {Index[Succ[1]], {1, 1 - TrueCode}}};

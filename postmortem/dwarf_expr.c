@@ -605,9 +605,13 @@ static int64_t single_register(struct ct_dwarf *d, const struct loc_entry *en)
 /* No entry covers pc. When the entries that end just before pc and begin just after it (a gap
  * of at most CT_DW_MAX_BRIDGE bytes) both say "in register R", the optimizer updated the value
  * in R in place and had no register for an intermediate value (two shifts of the path
- * accumulator folded into one `shl $2`): until the update that ends the gap, R still holds the
- * earlier value. Picks the earlier entry. */
-enum { CT_DW_MAX_BRIDGE = 32 };
+ * accumulator folded into one `shl $2`), or lost the description of a value it kept in R: a
+ * threaded interpreter's dispatch, tail-duplicated into every handler, has none for the phi it
+ * copies (the last 8 instructions before 709 of the 711 `jmp *` of Lua's luaV_execute, 35-40
+ * bytes each), while R carries the accumulator into the handlers. Until the update that ends
+ * the gap, R still holds the earlier value. Picks the earlier entry (the caller flags the steps
+ * read this way uncertain). */
+enum { CT_DW_MAX_BRIDGE = 64 };
 static int pick_gap_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned kind,
                           Dwarf_Unsigned count, uint64_t pc, Dwarf_Unsigned *index)
 {
