@@ -185,7 +185,7 @@ static struct frame callee_frame(struct ct_callstack *cs, const struct frame *ca
 
 /* The innermost frame's record (or elided flush) ended at block b of its function; the next
  * record starts at block `end` (b itself unless a check point fired there). */
-static inline void finish(struct ct_callstack *cs, uint32_t b, uint32_t end) {
+static void finish(struct ct_callstack *cs, uint32_t b, uint32_t end) {
   struct frame *top = &cs->fr[cs->n - 1];
   const struct ct_mblock *mb = &top->f->blocks[b];
   struct frame callee;
@@ -276,6 +276,15 @@ static int reachable(struct ct_callstack *cs, size_t k, const struct ct_mfunc *f
   return 0;
 }
 
+/* Whether a record of f at site (`empty`: without path bits) is frame fr's next one. A frame
+ * whose next flush is elided writes a record there only when stamping made it (then an empty
+ * one): a record with bits is someone else's. */
+static inline int is_next_record(const struct frame *fr, const struct ct_mfunc *f, uint32_t site,
+                                 int empty) {
+  return fr->kind == FR_KNOWN && fr->f == f && fr->site == site &&
+         (empty || f->site_elided[site] == UINT32_MAX);
+}
+
 /* Brings the model to "the innermost frame is f at site": advances through elided flushes,
  * or resynchronises. `empty`: the record there has no path bits. */
 static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
@@ -284,10 +293,7 @@ static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_
   for (unsigned guard = 0; cs->n && guard < (1u << 20); guard++) {
     struct frame *top = &cs->fr[cs->n - 1];
     if (top->kind == FR_KNOWN) {
-      /* A frame whose next flush is elided writes a record there only when stamping made it
-       * (then an empty one): a record with bits is someone else's. */
-      if (top->f == f && top->site == site && (empty || f->site_elided[site] == UINT32_MAX))
-        return;
+      if (is_next_record(top, f, site, empty)) return;
       if (advance(cs)) continue;
       break;
     }
@@ -334,11 +340,9 @@ static int record_summarised(struct ct_callstack *cs, const struct ct_rec *r, st
   cs->th->records++;
   cs->time = r->time_ns;
   cs->gap |= gap;
-  /* Most records are the innermost frame's, at the site the model expects: locate's first test,
-   * inline (locate is a call with a big frame). */
-  const struct frame *top = cs->n ? &cs->fr[cs->n - 1] : NULL;
-  if (!top || top->kind != FR_KNOWN || top->f != s->f || top->site != s->site ||
-      !(s->empty || s->f->site_elided[s->site] == UINT32_MAX))
+  /* Most records are the innermost frame's next one: locate's first test, inline (locate is a
+   * call with a big frame). */
+  if (!cs->n || !is_next_record(&cs->fr[cs->n - 1], s->f, s->site, s->empty))
     locate(cs, s->f, m, mod, s->site, s->empty);
   struct ct_sw_at at = {mod, (uint32_t)(cs->th->depth + CT_DEPTH_BIAS), cs->time, &cs->gap};
   ct_sw_count(cs->sw, s, &at);

@@ -23,6 +23,7 @@
  * owned by struct ct_dwarf, which ct_dwarf_close releases.
  */
 #include <elf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -918,18 +919,39 @@ static int load_lines(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_die,
     return rc;
 }
 
-/* Returns the row that applies at pc, or NULL (no row, or pc after the
- * end of a sequence). */
-static const struct ct_dw_row *find_row(const struct ct_dw_cu *cu, uint64_t pc)
+/* The number of leading elements of a sorted array (n elements of `size` bytes, each with a
+ * uint64_t key at byte offset `off`) whose key is below `key`, or with or_equal at most `key`:
+ * the binary search behind every address lookup here. */
+static size_t keys_below(const void *base, size_t n, size_t size, size_t off, uint64_t key,
+                         int or_equal)
 {
-    size_t lo = 0, hi = cu->nrows;
+    const char *p = base;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (cu->rows[mid].addr <= pc)
+        uint64_t k;
+        memcpy(&k, p + mid * size + off, sizeof k);
+        if (k < key || (or_equal && k == key))
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* The index of the CU's first row at or after addr (nrows if none). */
+static size_t first_row_at(const struct ct_dw_cu *cu, uint64_t addr)
+{
+    return keys_below(cu->rows, cu->nrows, sizeof *cu->rows, offsetof(struct ct_dw_row, addr),
+                      addr, 0);
+}
+
+/* Returns the row that applies at pc, or NULL (no row, or pc after the
+ * end of a sequence). */
+static const struct ct_dw_row *find_row(const struct ct_dw_cu *cu, uint64_t pc)
+{
+    size_t lo = keys_below(cu->rows, cu->nrows, sizeof *cu->rows,
+                           offsetof(struct ct_dw_row, addr), pc, 1);
     if (lo == 0 || cu->rows[lo - 1].end_seq)
         return NULL;
     return &cu->rows[lo - 1];
@@ -963,6 +985,14 @@ static int scope_call_site(struct scope_build *b, Dwarf_Die die, struct ct_dw_sc
     return 0;
 }
 
+/* Whether a DIE other than a function may hold functions, inlined calls or call sites among
+ * its children (the walks descend into these). */
+static int holds_code_scopes(Dwarf_Half tag)
+{
+    return tag == DW_TAG_lexical_block || tag == DW_TAG_namespace || tag == DW_TAG_module ||
+           tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+}
+
 /* Visitor: records subprograms and inlined subroutines that own code. */
 static int scope_visit(void *arg, Dwarf_Die die, Dwarf_Half tag, int depth, int64_t *tok)
 {
@@ -972,8 +1002,7 @@ static int scope_visit(void *arg, Dwarf_Die die, Dwarf_Half tag, int depth, int6
     Dwarf_Error e = NULL;
     int rc;
     if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-        return tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
-               tag == DW_TAG_module || tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+        return holds_code_scopes(tag);
     b->ntmp = 0;
     rc = ct_dw_die_ranges(d, die, cu->base, &b->tmp, &b->ntmp, &b->tmp_cap);
     if (rc < 0)
@@ -1042,8 +1071,7 @@ static int call_visit(void *arg, Dwarf_Die die, Dwarf_Half tag, int depth, int64
     (void)tok;
     if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site)
         return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
-               tag == DW_TAG_lexical_block || tag == DW_TAG_namespace || tag == DW_TAG_module ||
-               tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+               holds_code_scopes(tag);
     if (tag == DW_TAG_GNU_call_site) {
         rc = dwarf_lowpc(die, &ret, &e);
     } else {
@@ -1101,14 +1129,11 @@ static int load_calls(struct ct_dwarf *d, struct ct_dw_cu *cu)
 /* ------------------------------------------------------------------ */
 /* per-CU loading                                                      */
 
-enum cu_index { CU_LINES, CU_SCOPES, CU_CALLS };
-
 /* Loads one of a CU's indexes once.  Returns 0, or -1 if it could not be loaded (then it never
  * will be: its state stays -1).  A broken line table leaves the CU usable without rows. */
-static int cu_load(struct ct_dwarf *d, struct ct_dw_cu *cu, enum cu_index what)
+static int cu_load(struct ct_dwarf *d, struct ct_dw_cu *cu, enum ct_dw_cu_index what)
 {
-    int8_t *state = what == CU_LINES ? &cu->lines_state
-                  : what == CU_SCOPES ? &cu->scopes_state : &cu->calls_state;
+    int8_t *state = &cu->state[what];
     Dwarf_Error e = NULL;
     Dwarf_Die cu_die = NULL;
     struct cu_files files;
@@ -1116,15 +1141,15 @@ static int cu_load(struct ct_dwarf *d, struct ct_dw_cu *cu, enum cu_index what)
     if (*state != 0)
         return *state > 0 ? 0 : -1;
     *state = -1;
-    if (what == CU_CALLS) {
+    if (what == CT_DW_CU_CALLS) {
         rc = load_calls(d, cu);
     } else {
         if (dwarf_offdie_b(d->info, cu->die_off, 1, &cu_die, &e) != DW_DLV_OK)
             return ct_dw_fail(d, d->info, &e, "reading a CU DIE");
         rc = load_files(d, cu_die, &files);
-        if (rc == 0 && what == CU_LINES)
+        if (rc == 0 && what == CT_DW_CU_LINES)
             load_lines(d, cu, cu_die, &files);
-        if (rc == 0 && what == CU_SCOPES)
+        if (rc == 0 && what == CT_DW_CU_SCOPES)
             rc = load_scopes(d, cu, cu_die, &files);
         free(files.names);
         dwarf_dealloc_die(cu_die);
@@ -1134,9 +1159,11 @@ static int cu_load(struct ct_dwarf *d, struct ct_dw_cu *cu, enum cu_index what)
     return rc;
 }
 
-/* The CU containing link_pc with the given indexes loaded, or NULL. */
-static struct ct_dw_cu *cu_with(struct ct_dwarf *d, uint64_t link_pc, int lines, int scopes,
-                                int calls)
+#define CU_WANT(index) (1u << (index))
+
+/* The CU containing link_pc with the indexes of the mask `want` (CU_WANT bits) loaded, or
+ * NULL. */
+static struct ct_dw_cu *cu_with(struct ct_dwarf *d, uint64_t link_pc, unsigned want)
 {
     const struct ct_dw_seg *s;
     if (!d || !d->info)
@@ -1145,15 +1172,15 @@ static struct ct_dw_cu *cu_with(struct ct_dwarf *d, uint64_t link_pc, int lines,
     if (!s || (size_t)s->idx >= d->ncus)
         return NULL;
     struct ct_dw_cu *cu = &d->cus[s->idx];
-    if ((lines && cu_load(d, cu, CU_LINES) != 0) || (scopes && cu_load(d, cu, CU_SCOPES) != 0) ||
-        (calls && cu_load(d, cu, CU_CALLS) != 0))
-        return NULL;
+    for (int i = 0; i < CT_DW_CU_NINDEX; i++)
+        if ((want & CU_WANT(i)) && cu_load(d, cu, (enum ct_dw_cu_index)i) != 0)
+            return NULL;
     return cu;
 }
 
 struct ct_dw_cu *ct_dw_cu_for_pc(struct ct_dwarf *d, uint64_t link_pc)
 {
-    return cu_with(d, link_pc, 1, 1, 0);
+    return cu_with(d, link_pc, CU_WANT(CT_DW_CU_LINES) | CU_WANT(CT_DW_CU_SCOPES));
 }
 
 int32_t ct_dw_scope_for_pc(const struct ct_dw_cu *cu, uint64_t link_pc)
@@ -1456,23 +1483,10 @@ int ct_dwarf_lookup(struct ct_dwarf *d, uint64_t link_pc, struct ct_srcloc *fram
     return n;
 }
 
-/* The index of the CU's first row at or after addr (nrows if none). */
-static size_t first_row_at(const struct ct_dw_cu *cu, uint64_t addr)
-{
-    size_t lo = 0, hi = cu->nrows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cu->rows[mid].addr < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 int ct_dwarf_in_prologue(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc)
 {
-    struct ct_dw_cu *cu = link_pc >= fn_start ? cu_with(d, link_pc, 1, 0, 0) : NULL;
+    struct ct_dw_cu *cu =
+        link_pc >= fn_start ? cu_with(d, link_pc, CU_WANT(CT_DW_CU_LINES)) : NULL;
     size_t lo;
     if (!cu || !cu->nrows)
         return 0;
@@ -1491,7 +1505,8 @@ int ct_dwarf_in_prologue(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
 int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc,
                          struct ct_srcloc *out)
 {
-    struct ct_dw_cu *cu = link_pc >= fn_start ? cu_with(d, link_pc, 1, 0, 0) : NULL;
+    struct ct_dw_cu *cu =
+        link_pc >= fn_start ? cu_with(d, link_pc, CU_WANT(CT_DW_CU_LINES)) : NULL;
     const struct ct_dw_row *row = cu ? find_row(cu, link_pc) : NULL;
     if (!row)
         return 0;
@@ -1515,14 +1530,8 @@ int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
  * back, that contains it. */
 static const struct ct_dw_sym *symbol_at(const struct ct_dwarf *d, uint64_t link_pc)
 {
-    size_t lo = 0, hi = d->nsyms;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->syms[mid].lo <= link_pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = keys_below(d->syms, d->nsyms, sizeof *d->syms, offsetof(struct ct_dw_sym, lo),
+                           link_pc, 1);
     for (size_t i = lo, k = 0; i > 0 && k < 16; i--, k++) {
         const struct ct_dw_sym *s = &d->syms[i - 1];
         if (link_pc >= s->lo && link_pc < s->hi)
@@ -1540,50 +1549,44 @@ static uint64_t symbol_end(const struct ct_dwarf *d, uint64_t lo)
 
 long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start, struct ct_line_row **out)
 {
-    struct ct_dw_cu *cu = cu_with(d, fn_start, 1, 0, 0);
+    struct ct_dw_cu *cu = cu_with(d, fn_start, CU_WANT(CT_DW_CU_LINES));
     uint64_t end = symbol_end(d, fn_start);
-    size_t lo, n = 0, cap = 0;
+    size_t lo, hi;
     *out = NULL;
     if (!cu || !cu->nrows)
         return 0;
     lo = first_row_at(cu, fn_start);
-    for (size_t i = lo; i < cu->nrows && !cu->rows[i].end_seq && cu->rows[i].addr < end; i++) {
+    for (hi = lo; hi < cu->nrows && !cu->rows[hi].end_seq && cu->rows[hi].addr < end; hi++)
+        ;
+    if (hi == lo)
+        return 0;
+    if (!(*out = malloc((hi - lo) * sizeof **out)))
+        return -1;
+    for (size_t i = lo; i < hi; i++) {
         const struct ct_dw_row *r = &cu->rows[i];
-        if (ct_dw_grow((void **)out, &cap, n + 1, sizeof **out) != 0) {
-            free(*out);
-            *out = NULL;
-            return -1;
-        }
-        (*out)[n++] = (struct ct_line_row){r->addr, r->file, r->line, r->discriminator, r->column};
+        (*out)[i - lo] = (struct ct_line_row){r->addr, r->file, r->line, r->discriminator,
+                                              r->column};
     }
-    return (long)n;
+    return (long)(hi - lo);
 }
 
 long ct_dwarf_call_returns(struct ct_dwarf *d, uint64_t fn_start, const uint64_t **out)
 {
-    struct ct_dw_cu *cu = cu_with(d, fn_start, 0, 0, 1);
+    struct ct_dw_cu *cu = cu_with(d, fn_start, CU_WANT(CT_DW_CU_CALLS));
     uint64_t end = symbol_end(d, fn_start);
-    size_t lo = 0, hi, n = 0;
+    size_t lo, hi;
     *out = NULL;
     if (!cu || !cu->ncall_rets)
         return 0;
-    hi = cu->ncall_rets;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cu->call_rets[mid] <= fn_start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    while (lo + n < cu->ncall_rets && cu->call_rets[lo + n] < end)
-        n++;
+    lo = keys_below(cu->call_rets, cu->ncall_rets, sizeof *cu->call_rets, 0, fn_start, 1);
+    hi = keys_below(cu->call_rets, cu->ncall_rets, sizeof *cu->call_rets, 0, end, 0);
     *out = cu->call_rets + lo;
-    return (long)n;
+    return hi > lo ? (long)(hi - lo) : 0;
 }
 
 const char *ct_dwarf_function_name(struct ct_dwarf *d, uint64_t link_pc)
 {
-    struct ct_dw_cu *cu = cu_with(d, link_pc, 0, 1, 0);
+    struct ct_dw_cu *cu = cu_with(d, link_pc, CU_WANT(CT_DW_CU_SCOPES));
     int32_t s = cu ? ct_dw_scope_for_pc(cu, link_pc) : -1;
     while (s >= 0 && cu->scopes[s].kind != CT_SCOPE_SUBPROGRAM) {
         int32_t p = cu->scopes[s].parent;

@@ -178,12 +178,15 @@ struct ct_dw_seg {
     int32_t idx; /* scope index (per-CU segs) or CU index (module segs) */
 };
 
+/* A CU's indexes, each loaded when first needed: the line table, the scopes (functions and
+ * inlined calls), the call sites' return addresses. */
+enum ct_dw_cu_index { CT_DW_CU_LINES, CT_DW_CU_SCOPES, CT_DW_CU_CALLS, CT_DW_CU_NINDEX };
 struct ct_dw_cu {
     Dwarf_Off die_off;
     uint64_t base;    /* DW_AT_low_pc of the CU DIE: DWARF 4 range list base */
-    /* per index, 0 not loaded, 1 loaded, -1 load failed (never retried): the line table, the
-     * scopes (functions and inlined calls), the call sites' return addresses */
-    int8_t lines_state, scopes_state, calls_state;
+    /* per index (enum ct_dw_cu_index): 0 not loaded, 1 loaded, -1 load failed (never
+     * retried) */
+    int8_t state[CT_DW_CU_NINDEX];
     struct ct_dw_row *rows;
     size_t nrows;
     struct ct_dw_scope *scopes;
