@@ -30,7 +30,7 @@ static int hit_cmp(const void *a, const void *b) {
 /* The dumped table entry (last, first) of a block, or 0 if the block has none. */
 static int entry_of(const struct ct_dump_table *tab, const struct ct_module *m,
                     const struct ct_mblock *b, uint64_t out[2]) {
-  if (!b->table_addr) return 0;
+  if (!(b->flags & CT_BB_TABLE)) return 0;
   uint64_t runtime = b->table_addr + m->bias;
   if (runtime < tab->hdr.start || runtime - tab->hdr.start + 16 > tab->len) return 0;
   memcpy(out, tab->data + (runtime - tab->hdr.start), 16);
@@ -67,9 +67,23 @@ static int emit(struct ct_timeline *t, struct hit *h, size_t n, struct ct_exec_e
   return 0;
 }
 
+/* Every block's entry, ran or not, as dumped (keep_blocks only). */
+static int keep_ref(struct ct_timeline *t, size_t *cap, const struct ct_mfunc *f, uint32_t block,
+                    uint16_t module, const uint64_t ent[2]) {
+  if (t->ntable_refs == *cap) {
+    size_t ncap = *cap ? *cap * 2 : 1024;
+    struct ct_table_ref *nr = realloc(t->table_refs, ncap * sizeof *nr);
+    if (!nr) return -1;
+    t->table_refs = nr;
+    *cap = ncap;
+  }
+  t->table_refs[t->ntable_refs++] = (struct ct_table_ref){{f->addr, block, module}, ent[0], ent[1]};
+  return 0;
+}
+
 int ct_timeline_exec_tables(struct ct_timeline *t) {
   struct hit *last = NULL, *first = NULL;
-  size_t n = 0, cap = 0;
+  size_t n = 0, cap = 0, refs_cap = 0;
   int rc = -1;
   for (size_t ti = 0; ti < t->dump->ntables; ti++) {
     const struct ct_dump_table *tab = &t->dump->tables[ti];
@@ -79,7 +93,10 @@ int ct_timeline_exec_tables(struct ct_timeline *t) {
       const struct ct_mfunc *f = &m->meta->funcs[fi];
       for (uint32_t bi = 0; bi < f->nblocks; bi++) {
         uint64_t ent[2];
-        if (!entry_of(tab, m, &f->blocks[bi], ent) || ent[0] == 0) continue;
+        uint16_t mi = (uint16_t)(m - t->mods->mods);
+        if (!entry_of(tab, m, &f->blocks[bi], ent)) continue;
+        if (t->keep_blocks && keep_ref(t, &refs_cap, f, bi, mi, ent) != 0) goto out;
+        if (ent[0] == 0) continue;
         if (n == cap) {
           cap = cap ? cap * 2 : 1024;
           struct hit *nl = realloc(last, cap * sizeof *nl), *nf;
@@ -89,7 +106,6 @@ int ct_timeline_exec_tables(struct ct_timeline *t) {
           if (!nf) goto out;
           first = nf;
         }
-        uint16_t mi = (uint16_t)(m - t->mods->mods);
         last[n] = (struct hit){ent[0], f, bi, mi};
         first[n] = (struct hit){ent[1] ? ent[1] : ent[0], f, bi, mi};
         n++;

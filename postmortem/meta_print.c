@@ -4,7 +4,9 @@
  *
  *   function NAME (DISPLAY) at 0xADDR, FILE:LINE, site bits S, flags F
  *     site N: block B (kind)
- *     block B [check D] [table] TERM -> succ:len:code ... ; lines file:line:col ...
+ *     block B [check D] [table@ENTRY] TERM -> succ:len:code ... ; lines file:line:col ...
+ *   (ENTRY: the link-time address of the block's last/first table entry; blocks always run
+ *   together share one)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,7 +36,7 @@ static void print_function(FILE *out, const struct ct_mfunc *f) {
     const struct ct_mblock *mb = &f->blocks[b];
     fprintf(out, "  block %u", b);
     if (mb->flags & CT_BB_CHECK) fprintf(out, " check %u", mb->budget);
-    if (mb->flags & CT_BB_TABLE) fprintf(out, " table");
+    if (mb->flags & CT_BB_TABLE) fprintf(out, " table@0x%" PRIx64, mb->table_addr);
     if (mb->flags & CT_BB_STAMPED) fprintf(out, " stamped");
     if (mb->flags & CT_BB_ELIDE) fprintf(out, " elidable");
     fprintf(out, " %s", term_name(mb->term));

@@ -120,7 +120,8 @@ static int read_block(struct unit_ctx *u, struct ct_cur *c, struct ct_mblock *b)
   }
   if (b->flags & CT_BB_TABLE) {
     uint64_t e = ct_cur_uleb(c);
-    if (!u->table_addr || e >= u->table_entries) return -1;
+    /* The unit's table address is 0 in an object file (a relocation fills it in). */
+    if (e >= u->table_entries) return -1;
     b->table_addr = u->table_addr + e * 16;
   }
   if (read_terminator(u, c, b) != 0) return -1;

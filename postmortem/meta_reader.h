@@ -35,7 +35,7 @@ struct ct_msucc {
 
 struct ct_mblock {
   uint32_t flags, budget, term, nsucc, nlines;
-  uint64_t table_addr;  /* link-time address of its last/first entry, 0 if none */
+  uint64_t table_addr;  /* link-time address of its last/first entry (CT_BB_TABLE) */
   const char *callee;  /* CALL/INVOKE: direct callee's name, NULL for an indirect call */
   struct ct_msucc *succ;
   struct ct_mline *lines;

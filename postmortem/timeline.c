@@ -274,6 +274,7 @@ void ct_timeline_free(struct ct_timeline *t) {
   }
   free(t->threads);
   free(t->last_exec);
+  free(t->table_refs);
   free(t->first_exec);
   for (size_t i = 0; i < t->nwarnings; i++) free(t->warnings[i]);
   free(t->warnings);

@@ -55,6 +55,12 @@ struct ct_block_ref {
   uint16_t module;
 };
 
+/* A block's dumped table entry as it is, for --format=blocks (testing the tables). */
+struct ct_table_ref {
+  struct ct_block_ref b;
+  uint64_t last, first;  /* CT_SYM_NOW units, 0: never ran */
+};
+
 struct ct_tl_thread {
   uint32_t tid, flags;  /* CT_THR_* */
   struct ct_block_ref *blocks; /* only when built with keep_blocks */
@@ -117,7 +123,10 @@ struct ct_timeline {
   char **warnings;
   size_t nwarnings;
   int pending_recovered;        /* the crashing frame's unfinished path was read from DWARF */
-  int keep_blocks;              /* also record every decoded block (ct_tl_thread.blocks) */
+  int keep_blocks;              /* also record every decoded block (ct_tl_thread.blocks) and
+                                   every block's raw table entry (table_refs) */
+  struct ct_table_ref *table_refs;
+  size_t ntable_refs;
   size_t max_steps;             /* keep only the newest steps of each thread, 0 = all */
   struct ct_arena arena;
 };

@@ -4,7 +4,10 @@
  * A program compiled with -mllvm -crashtrail-block-trace calls __crashtrail_test_block(f, b)
  * at the start of every block. This file appends those pairs to a buffer and, at exit, writes
  * them to $CT_BLOCK_TRACE and asks crashtrail for a dump: the test then checks that the blocks
- * decoded from the dump's rings are exactly the blocks this trace saw.
+ * decoded from the dump's rings are exactly the blocks this trace saw. Each event also keeps the
+ * thread's coarse time (the runtime's __crashtrail_now, which the call sits after the block's
+ * check point to see as the block's table update does): in tables mode the test checks every
+ * block's dumped last/first entry against the times of its last and first event.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,7 +17,9 @@
 
 #define CT_TRACE_MAX (64u << 20)
 
-static struct { uint64_t fn; uint32_t block; } *trace;
+extern __thread uint64_t __crashtrail_now;
+
+static struct { uint64_t fn, now; uint32_t block; } *trace;
 static size_t ntrace, overflow;
 
 void __crashtrail_test_block(uint64_t fn, uint32_t block) {
@@ -23,6 +28,7 @@ void __crashtrail_test_block(uint64_t fn, uint32_t block) {
     return;
   }
   trace[ntrace].fn = fn;
+  trace[ntrace].now = __crashtrail_now;
   trace[ntrace++].block = block;
 }
 
@@ -31,7 +37,9 @@ static void finish(void) {
   FILE *f = path ? fopen(path, "w") : NULL;
   if (f) {
     fprintf(f, "overflow %zu\n", overflow);
-    for (size_t i = 0; i < ntrace; i++) fprintf(f, "0x%llx %u\n", (unsigned long long)trace[i].fn, trace[i].block);
+    for (size_t i = 0; i < ntrace; i++)
+      fprintf(f, "0x%llx %u %llu\n", (unsigned long long)trace[i].fn, trace[i].block,
+              (unsigned long long)trace[i].now);
     fclose(f);
   }
   crashtrail_dump("round trip");

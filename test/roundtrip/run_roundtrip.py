@@ -9,7 +9,10 @@ For each program, at -O0 and -O2:
   3. at exit the instrumented run writes the independent trace and an on-demand dump with rings
      large enough for the whole run;
   4. the blocks decoded from the dump (`crashtrail show --format=blocks`) must equal the trace,
-     block for block.
+     block for block;
+  5. with --tables (a build with -fplugin-arg-crashtrail-mode=tables), every block's dumped
+     last/first table entry must equal the thread's coarse time at the block's last and first
+     event in the trace, and blocks the trace never saw must have empty entries.
 Programs that do not finish in time without crashtrail are skipped and do not count.
 """
 import argparse
@@ -28,14 +31,41 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
-def compare(trace_path, blocks_out, bias):
+def read_trace(trace_path, bias):
+    """The independent trace: [(function, block, coarse time)], or None if it overflowed."""
     trace = open(trace_path).read().split("\n")
     if not trace[0].startswith("overflow 0"):
-        return "the independent trace overflowed"
-    want = [(int(a, 16) - bias, int(b)) for a, b in (l.split() for l in trace[1:] if l)]
+        return None
+    return [(int(a, 16) - bias, int(b), int(n)) for a, b, n in (l.split() for l in trace[1:] if l)]
+
+
+def compare_tables(events, blocks_out):
+    """Each block's table entry against the times of its last and first traced event."""
+    seen = {}
+    for fn, block, now in events:
+        first_last = seen.get((fn, block))
+        seen[(fn, block)] = (first_last[0] if first_last else now, now)
+    entries = 0
+    for line in blocks_out.splitlines():
+        if not line.startswith("table "):
+            continue
+        _, _, fn, block, last, first = line.split()
+        key, last, first = (int(fn, 16), int(block)), int(last), int(first)
+        want_first, want_last = seen.get(key, (0, 0))
+        if (last, first) != (want_last, want_first):
+            return "table entry of block %s: last %d, first %d; traced last %d, first %d" % (
+                key, last, first, want_last, want_first)
+        entries += 1
+    if not entries:
+        return "no table entries in the dump"
+    return None
+
+
+def compare(events, blocks_out):
+    want = [(fn, block) for fn, block, _ in events]
     got = []
     for line in blocks_out.splitlines():
-        if line.startswith("thread"):
+        if line.startswith("thread") or line.startswith("table "):
             continue
         _, fn, block = line.split()
         got.append((int(fn, 16), int(block)))
@@ -60,6 +90,8 @@ def one(args, src, opt, work, extra_flags=()):
     # IR input skips the front end, where -fplugin adds the pass; -fplugin still loads the
     # library first, so that -mllvm knows its options.
     load = ["-fplugin=" + plugin] + (["-fpass-plugin=" + plugin] if src.endswith(".ll") else [])
+    if args.tables:
+        load.append("-fplugin-arg-crashtrail-mode=tables")
     r = sh([cc] + flags + ["-gline-tables-only"] + load + [
                                    "-mllvm", "-crashtrail-block-trace", src, args.block_trace_obj,
                                    os.path.join(lib, "libcrashtrail-rt.a"), "-o", inst])
@@ -93,7 +125,10 @@ def one(args, src, opt, work, extra_flags=()):
     if any(t.get("history_lost") for t in tl["threads"]):
         return "fail", "rings too small for the run (raise --ring-kb)"
     bias = int(tl["modules"][0]["load_bias"], 16)
-    bad = compare(env["CT_BLOCK_TRACE"], b.stdout, bias)
+    events = read_trace(env["CT_BLOCK_TRACE"], bias)
+    if events is None:
+        return "fail", "the independent trace overflowed"
+    bad = compare(events, b.stdout) or (args.tables and compare_tables(events, b.stdout))
     if bad:
         return "fail", bad
     if tl["warnings"]:
@@ -104,7 +139,10 @@ def one(args, src, opt, work, extra_flags=()):
     for f in (env["CT_BLOCK_TRACE"], inst, plain):
         if os.path.exists(f):
             os.unlink(f)
-    return "ok", "%d blocks" % (len(b.stdout.splitlines()) - 1)
+    lines = b.stdout.splitlines()
+    tables = sum(l.startswith("table ") for l in lines)
+    blocks = len(lines) - tables - sum(l.startswith("thread") for l in lines)
+    return "ok", "%d blocks" % blocks + (", %d table entries" % tables if args.tables else "")
 
 
 def main():
@@ -116,6 +154,8 @@ def main():
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=3.0)
     ap.add_argument("--ring-kb", type=int, default=131072)
+    ap.add_argument("--tables", action="store_true",
+                    help="build in tables mode and check the last/first entries too")
     ap.add_argument("--program", action="append", default=[],
                     help="also check this program (.c, .cpp, or .ll)")
     args = ap.parse_args()
