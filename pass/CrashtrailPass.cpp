@@ -24,6 +24,7 @@
 #include "Options.h"
 #include "PlanBuilder.h"
 #include "RuntimeGlue.h"
+#include "TableSlots.h"
 #include "crashtrail/abi.h"
 
 #include "llvm/Analysis/BranchProbabilityInfo.h"
@@ -176,8 +177,7 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
     }
     if (O.Mode == RecordMode::RingAndTables) {
       P.TableBase = TableEntries;
-      for (BlockPlan &B : P.Blocks)
-        if (!B.Lines.empty() || (P.Flags & CT_FN_NO_DEBUG)) B.TableEntry = P.NumTableEntries++;
+      assignTableEntries(P);
       TableEntries += P.NumTableEntries;
     }
     Plans.push_back(std::move(P));

@@ -61,7 +61,8 @@ struct BlockPlan {
   unsigned Budget = 0;                // bits a check point allows until the next one
   int Site = -1;                      // site index if records start here
   unsigned SiteKind = 0;
-  int TableEntry = -1;
+  int TableEntry = -1;                // its last/first entry (shared: see TableSlots.cpp)
+  bool TableUpdate = false;           // this block writes its entry
   std::vector<const llvm::DILocation *> Lines; // one per source line change, in order
 };
 

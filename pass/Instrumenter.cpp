@@ -10,6 +10,9 @@
 //                                                                   multi-way branch)
 //                 check point     if (acc > 2^(63-Budget) - 1) { flush(acc); acc = init(site) }
 //                 table update    if (tab[e].last < now) { tab[e].last = now; first if 0 }
+//                                 (in the last block of a chain that shares entry e, see
+//                                 TableSlots.cpp; `now` is read from TLS only at the entry,
+//                                 after calls and after a flush's slow path)
 //   block end     two-way branch  acc <<= 1, acc |= 1 on the unlikelier edge (critical edge)
 //                                 acc = (acc << 1) | cond          (critical, unbiased, -O0)
 //                 call / invoke   flush(acc) before it; after a call, acc = init(next site)
@@ -50,6 +53,8 @@
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace crashtrail {
@@ -63,6 +68,8 @@ struct Emitter {
   LLVMContext &Ctx;
   IntegerType *I64;
   AllocaInst *Acc = nullptr;
+  AllocaInst *NowSlot = nullptr; // tables mode: the thread's coarse time, reloaded only where
+                                 // it can change (see reloadNow)
   MDNode *Unlikely;
   std::vector<Instruction *> Ends; // per logical block: its terminator or ending call
 
@@ -93,7 +100,9 @@ struct Emitter {
   // stamping test is the chunk test), and with two every stamped flush takes the cold path,
   // where the runtime stamps (leaving in StampOr what to or into w0: the stamp, or 0) and, at a
   // chunk boundary, starts a fresh chunk.
-  void emitFlush(Instruction *Before, bool Stamped) {
+  // AtCheck: a check point's flush, after whose slow path the coarse time is read again (a
+  // call's or a return's flush is followed by the call or the return, which need no reload).
+  void emitFlush(Instruction *Before, bool Stamped, bool AtCheck = false) {
     IRBuilder<> B(Before);
     Value *A = loadAcc(B);
     Value *W0 = B.CreatePtrToInt(P.Anchor, I64);
@@ -106,6 +115,7 @@ struct Emitter {
     IRBuilder<> CB(Cold);
     CB.CreateCall(Stamped ? G.StampedSlowHere : G.RefillHere)
         ->setCallingConv(CallingConv::PreserveMost);
+    if (AtCheck) reloadNow(Cold);
     Value *Fresh = CB.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.fresh");
     BasicBlock *Tail = Before->getParent();
     PHINode *Slot = PHINode::Create(G.SlotPtrTy, 2, "ct.slot", &Tail->front());
@@ -131,15 +141,25 @@ struct Emitter {
     uint64_t Limit = (uint64_t(1) << (CT_ACC_BITS - BP.Budget)) - 1;
     Value *Full = B.CreateICmpUGT(loadAcc(B), c64(Limit), "ct.full");
     Instruction *Then = SplitBlockAndInsertIfThen(Full, Cursor, false, Unlikely);
-    emitFlush(Then, false);
+    emitFlush(Then, false, true);
     new StoreInst(c64(P.siteInit(BP.Site)), Acc, Then);
+  }
+
+  // The coarse time changes only in the runtime's refill (a flush's slow path) and in code this
+  // function calls, so it is read from TLS at the entry, after calls and after slow paths, and
+  // kept in a register in between (promoted with the accumulator): a block's table update is
+  // then a compare with its entry, not a TLS load as well.
+  Instruction *reloadNow(Instruction *Before) {
+    if (!NowSlot) return nullptr;
+    IRBuilder<> B(Before);
+    return B.CreateStore(B.CreateLoad(I64, G.Now, "ct.now.tls"), NowSlot);
   }
 
   void emitTableUpdate(Instruction *&Cursor, const BlockPlan &BP) {
     IRBuilder<> B(Cursor);
     Value *Entry = B.CreateConstInBoundsGEP2_64(P.TableTy, P.Table, 0, P.TableBase + BP.TableEntry);
     Value *LastPtr = B.CreatePointerCast(Entry, PointerType::getUnqual(I64));
-    Value *Now = B.CreateLoad(I64, G.Now, "ct.now");
+    Value *Now = B.CreateLoad(I64, NowSlot, "ct.now");
     Value *Last = B.CreateLoad(I64, LastPtr, "ct.last");
     // Only a newer time is written: threads running the same block settle on the newest coarse
     // time instead of bouncing the cache line between their own values.
@@ -219,7 +239,19 @@ struct Emitter {
     Acc = new AllocaInst(I64, F.getParent()->getDataLayout().getAllocaAddrSpace(), "ct.acc.slot",
                          &*Entry.getFirstInsertionPt());
     StoreInst *EntryInit = new StoreInst(c64(P.siteInit(0)), Acc, Acc->getNextNode());
+    Instruction *EntrySetup = EntryInit; // the block-start code of the entry goes after it
     describeAccumulator();
+    if (std::any_of(P.Blocks.begin(), P.Blocks.end(),
+                    [](const BlockPlan &BP) { return BP.TableUpdate; })) {
+      NowSlot = new AllocaInst(I64, F.getParent()->getDataLayout().getAllocaAddrSpace(),
+                               "ct.now.slot", Acc);
+      EntrySetup = reloadNow(EntryInit->getNextNode());
+    }
+    // Blocks an invoke continues at: the coarse time is read again at their start.
+    std::vector<bool> AfterInvoke(P.Blocks.size(), false);
+    for (const BlockPlan &BP : P.Blocks)
+      if (BP.Term == CT_TERM_INVOKE)
+        for (const Successor &S : BP.Succs) AfterInvoke[S.Block] = true;
 
     // Which successor edges get their code at the successor's start.
     DenseMap<BasicBlock *, Code> AtStart;
@@ -253,15 +285,17 @@ struct Emitter {
     for (unsigned I = 0; I < P.Blocks.size(); ++I) {
       BlockPlan &BP = P.Blocks[I];
       BasicBlock *BB = BP.BB;
-      Instruction *Cursor = startOfCode(BB == &Entry ? EntryInit->getNextNode()
+      Instruction *Cursor = startOfCode(BB == &Entry ? EntrySetup->getNextNode()
                                                      : &*BB->getFirstInsertionPt());
       auto StartIt = AtStart.find(BB);
       if (StartIt != AtStart.end()) addCodeAt(Cursor, StartIt->second);
       auto PhiIt = ThroughPhis.find(BB);
       if (PhiIt != ThroughPhis.end()) addCodeThroughPhis(BB, Cursor, PhiIt->second);
-      if (O.BlockTrace) emitBlockTrace(Cursor, I);
+      if (AfterInvoke[I]) reloadNow(Cursor);
       if (BP.Check) emitCheck(Cursor, BP);
-      if (BP.TableEntry >= 0) emitTableUpdate(Cursor, BP);
+      // After the check: the trace then sees the coarse time the table update uses.
+      if (O.BlockTrace) emitBlockTrace(Cursor, I);
+      if (BP.TableUpdate) emitTableUpdate(Cursor, BP);
     }
 
     // Site inits for records that start in a landing pad. (After a call the next record's
@@ -308,6 +342,7 @@ struct Emitter {
       if ((BP.Term == CT_TERM_CALL || BP.Term == CT_TERM_INVOKE) && !BP.Succs.empty()) {
         ConstantInt *Init = c64(P.siteInit(P.Blocks[BP.Succs[0].Block].Site));
         new StoreInst(Init, Acc, End);
+        if (isa<CallInst>(End)) reloadNow(End->getNextNode());
         // A call that returns twice (setjmp) comes back through longjmp with whatever the
         // accumulator held when longjmp was called: start the record again after it.
         if (isa<CallInst>(End) && cast<CallInst>(End)->hasFnAttr(Attribute::ReturnsTwice))
@@ -329,7 +364,9 @@ struct Emitter {
     // there; everywhere else the accumulator lives in a register.
     if (!F.hasOptNone()) {
       DominatorTree DT(F);
-      PromoteMemToReg({Acc}, DT);
+      std::vector<AllocaInst *> Slots{Acc};
+      if (NowSlot) Slots.push_back(NowSlot);
+      PromoteMemToReg(Slots, DT);
     }
   }
 };
