@@ -3,10 +3,18 @@
  *
  * Ring extraction: a ring is a sequence of 4096-byte chunks, each starting with a CHUNK
  * marker (generation) and a CLOCK marker. A CUT marker becomes a record with fn 0 that only
- * carries its stamp (it closes a segment, see timeline.c). Chunks are taken in generation order; within a chunk
- * records run until the first empty slot (chunks are zeroed when started, so stale data from
- * an earlier lap can never follow). The records are not copied: ct_ring_rec reads them in
- * the dump by slot index. Stamps are unwrapped against the last full counter seen
+ * carries its stamp (it closes a segment, see timeline.c). Chunks are taken in generation
+ * order. Where the data ends: the runtime does not clear a chunk it starts (that would cost a
+ * 4 KB memset per 254 records), so after the write position the newest chunk of a live ring
+ * holds stale records of an earlier lap. For a live ring the dumped position ends it: the
+ * chunk that holds the position is the newest, its slots after the position are stale, and a
+ * chunk of a higher generation was started after the position was read (the thread kept
+ * running while the dump was written) and is left out. Rings of exited threads and pre-fork
+ * rings have their chunk tails cleared by the runtime (at the thread's exit, in the child of a
+ * fork, and in every chunk started after that), as are rings of runtimes before this rule and
+ * fresh ring memory: there, and wherever the position is unknown or inconsistent, a chunk's
+ * records run until its first empty slot. The records are not copied: ct_ring_rec reads them
+ * in the dump by slot index. Stamps are unwrapped against the last full counter seen
  * in the same ring: the chunk's, or a SEQ marker's (see crashtrail/abi.h for why 16 bits
  * suffice).
  *
@@ -59,9 +67,33 @@ uint64_t ct_ring_stamp(const struct ct_ring_records *rr, size_t index) {
   return lo < rr->nstamps && rr->stamps[lo].index == index ? rr->stamps[lo].stamp : CT_NO_STAMP;
 }
 
+/* For a live ring with a consistent position: the chunk that holds it (its generation and its
+ * words) and how many of its slots, header included, are written. 0 if the ring ends at its
+ * first empty slot instead. */
+static int position_end(const struct ct_dump_ring *r, uint64_t *gen, const uint64_t **words,
+                        size_t *nslots) {
+  uint64_t pos = r->hdr.pos;
+  if ((r->hdr.flags & (CT_THR_EXITED | CT_THR_PREFORK)) || pos == CT_RING_POS_UNKNOWN ||
+      pos == 0 || pos > r->hdr.size || pos % CT_RECORD_BYTES)
+    return 0;
+  size_t c = (size_t)((pos - 1) / CT_CHUNK_BYTES);
+  const uint64_t *w = (const uint64_t *)(r->data + c * CT_CHUNK_BYTES);
+  size_t n = (size_t)((pos - 1) % CT_CHUNK_BYTES) / CT_RECORD_BYTES + 1;
+  if (tag_of(w[0]) != CT_TAG_CHUNK || tag_of(w[2]) != CT_TAG_CLOCK || n < CT_CHUNK_HEADER_SLOTS)
+    return 0;
+  *gen = w[0] & CT_REC_ADDR_MASK;
+  *words = w;
+  *nslots = n;
+  return 1;
+}
+
 int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_ring_records *out) {
   size_t nchunks = r->hdr.size / CT_CHUNK_BYTES, nc = 0;
   const size_t slots = CT_CHUNK_BYTES / CT_RECORD_BYTES;
+  uint64_t end_gen = UINT64_MAX;
+  const uint64_t *end_words = NULL;
+  size_t end_slots = slots;
+  int by_position = position_end(r, &end_gen, &end_words, &end_slots);
   struct chunk_ref *ch = calloc(nchunks ? nchunks : 1, sizeof *ch);
   memset(out, 0, sizeof *out);
   if (!ch) return -1;
@@ -71,6 +103,7 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
       out->skipped += w[0] != 0;
       continue;
     }
+    if ((w[0] & CT_REC_ADDR_MASK) > end_gen) continue; /* started after the position was read */
     ch[nc++] = (struct chunk_ref){w[0] & CT_REC_ADDR_MASK, w};
   }
   if (nc) qsort(ch, nc, sizeof *ch, chunk_cmp);
@@ -93,7 +126,8 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
     out->newest_generation = ch[c].gen;
     /* One pass over the slots: where the chunk ends, the damage, and the stamps (they unwrap
      * against the last full counter seen: the chunk's, or a SEQ marker's). */
-    for (; s < slots; s++) {
+    size_t limit = by_position && w == end_words ? end_slots : slots;
+    for (; s < limit; s++) {
       uint64_t w0 = w[2 * s], w1 = w[2 * s + 1];
       if (w0 == 0) break;
       enum ct_slot_kind kind = ct_slot_kind(w0, w1);

@@ -16,8 +16,14 @@
  *  - A ring is CT_CHUNK_BYTES-aligned (it starts one page into its own mapping, after its
  *    descriptor) and a whole number of chunks long, so the chunk test above also catches the
  *    ring's end; the slow path then wraps to the start.
- *  - Every chunk is zeroed and starts with a CT_TAG_CHUNK and a CT_TAG_CLOCK marker; the rest
- *    of it is written in order, so its first zero slot ends its data.
+ *  - Every chunk starts with a CT_TAG_CHUNK and a CT_TAG_CLOCK marker; the rest of it is written
+ *    in order, 16 bytes at a time, so every chunk but a ring's newest is full. A live thread's
+ *    chunk is not cleared when it starts (a 4 KB memset per 254 records): after the write
+ *    position it holds an earlier lap's records, and the dump's position says where the data
+ *    ends (postmortem/decoder.c). Once a ring's thread has exited, or the ring is a pre-fork
+ *    one in a child, its newest chunk is cleared after the position and every chunk it starts
+ *    from then on is cleared whole: the first empty slot ends its data, whatever is written
+ *    after the position was saved (instrumented code in later TLS destructors).
  *  - Ring memory is never unmapped: a dump may always read every ring in ct_ring_list. A ring
  *    of an exited thread is reused only when more than CRASHTRAIL_KEEP_EXITED of them exist.
  * Context: refill, stamped_slow and stamp_wrap run in any context (instrumented code runs in signal
@@ -78,6 +84,13 @@ static struct ct_thread *ct_thread_get(void) {
   return t;
 }
 
+/* Clears the rest of the chunk that holds ring offset pos: from here on the first empty slot
+ * ends the ring's data (see the invariants). */
+static void ct_ring_clear_tail(struct ct_ring *r, uint64_t pos) {
+  if (pos % CT_CHUNK_BYTES == 0 || pos > r->size) return;
+  memset((char *)r->base + pos, 0, CT_CHUNK_BYTES - pos % CT_CHUNK_BYTES);
+}
+
 /* Thread exit (key destructor, normal context): remember where each ring ended, and the
  * thread's name. */
 static void ct_thread_exit(void *arg) {
@@ -88,6 +101,7 @@ static void ct_thread_exit(void *arg) {
   for (struct ct_ring *r = t->rings; r; r = r->next_in_thread) {
     memcpy(r->name, name, sizeof r->name);
     atomic_store(&r->saved_pos, ct_ring_pos_of(r));
+    ct_ring_clear_tail(r, atomic_load(&r->saved_pos));
     atomic_store(&r->exit_ns, now);
     atomic_fetch_or(&r->flags, CT_THR_EXITED);
   }
@@ -175,7 +189,8 @@ static uint64_t ct_full_stamp(struct ct_thread *t) {
 /* Starts a chunk at p (zeroed, with its two markers); returns the first free slot. */
 static uint64_t *ct_chunk_start(struct ct_ring *r, struct ct_thread *t, uint64_t *p) {
   uint64_t now = ct_monotonic_ns();
-  memset(p, 0, CT_CHUNK_BYTES);
+  if (atomic_load_explicit(&r->flags, memory_order_relaxed) & (CT_THR_EXITED | CT_THR_PREFORK))
+    memset(p, 0, CT_CHUNK_BYTES);
   r->generation++;
   p[0] = (uint64_t)CT_TAG_CHUNK << CT_REC_TAG_SHIFT | (r->generation & CT_REC_ADDR_MASK);
   p[1] = ct_full_stamp(t);
@@ -294,6 +309,7 @@ void ct_threads_after_fork(void) {
     }
     if (!(atomic_load(&r->flags) & CT_THR_EXITED)) {
       atomic_store(&r->saved_pos, ct_ring_pos_of(r));
+      ct_ring_clear_tail(r, atomic_load(&r->saved_pos));
       atomic_fetch_or(&r->flags, CT_THR_PREFORK | CT_THR_EXITED);
     } else {
       atomic_fetch_or(&r->flags, CT_THR_PREFORK);

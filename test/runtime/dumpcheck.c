@@ -7,14 +7,15 @@
  *   {"ok":true,"pid":..,"reason":1,"reason_text":"..","signal":{..}|null,
  *    "threads":[{"tid":..,"flags":..,"name":".."}],
  *    "rings":[{"module":..,"tid":..,"flags":..,"size":..,"pos":..,"records":..,"stamped":..,
- *              "cuts":..,"seqs":..}],
+ *              "cuts":..,"seqs":..,"after_pos":..}],
  *    "modules":[{"id":..,"flags":..,"path":"..","build_id_len":..}],
  *    "events":[{"kind":..,"tid":..,"module":..}], "has_regs":..,"stack_bytes":..}
  *   {"ok":false,"error":".."}   (exit status 1) when the reader refuses the file.
  *
  * "records" counts the ring's path records: slots that are neither empty nor markers;
  * "stamped" those of them that carry a stamp, "cuts" the CT_TAG_CUT markers, "seqs" the
- * CT_TAG_SEQ markers (one per wrap of the stamps' low 16 bits).
+ * CT_TAG_SEQ markers (one per wrap of the stamps' low 16 bits); "after_pos" the non-empty slots
+ * after the ring's position in its chunk (an earlier lap's, which the decoder must not read).
  */
 #include <stdio.h>
 #include <string.h>
@@ -35,14 +36,17 @@ static void put_str(const char *s) {
 
 struct ring_counts {
   unsigned long records, stamped, cuts, seqs;
+  unsigned long after_pos; /* non-empty slots after the position in its chunk (stale laps) */
 };
 
 static struct ring_counts ring_count(const struct ct_dump_ring *r) {
-  struct ring_counts n = {0, 0, 0, 0};
+  struct ring_counts n = {0, 0, 0, 0, 0};
+  uint64_t pos = r->hdr.pos, chunk_end = (pos + CT_CHUNK_BYTES - 1) / CT_CHUNK_BYTES * CT_CHUNK_BYTES;
   for (uint64_t off = 0; off + CT_RECORD_BYTES <= r->hdr.size; off += CT_RECORD_BYTES) {
     uint64_t w0;
     memcpy(&w0, r->data + off, sizeof w0);
     if (w0 == 0) continue;
+    n.after_pos += pos != CT_RING_POS_UNKNOWN && off >= pos && off < chunk_end;
     if (!(w0 & CT_REC_STAMPED) && (w0 >> CT_REC_TAG_SHIFT) != 0) { /* a marker */
       n.cuts += (w0 >> CT_REC_TAG_SHIFT) == CT_TAG_CUT;
       n.seqs += (w0 >> CT_REC_TAG_SHIFT) == CT_TAG_SEQ;
@@ -92,11 +96,11 @@ int main(int argc, char **argv) {
     const struct ct_dump_ring *r = &d->rings[i];
     struct ring_counts n = ring_count(r);
     printf("%s{\"module\":%u,\"tid\":%u,\"flags\":%u,\"size\":%llu,\"pos\":%lld,"
-           "\"records\":%lu,\"stamped\":%lu,\"cuts\":%lu,\"seqs\":%lu}",
+           "\"records\":%lu,\"stamped\":%lu,\"cuts\":%lu,\"seqs\":%lu,\"after_pos\":%lu}",
            i ? "," : "", r->hdr.module_id, r->hdr.tid, r->hdr.flags,
            (unsigned long long)r->hdr.size,
            r->hdr.pos == CT_RING_POS_UNKNOWN ? -1LL : (long long)r->hdr.pos, n.records, n.stamped,
-           n.cuts, n.seqs);
+           n.cuts, n.seqs, n.after_pos);
   }
   printf("],\"modules\":[");
   for (size_t i = 0; i < d->nmodules; i++) {

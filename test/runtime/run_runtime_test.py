@@ -586,6 +586,40 @@ def exited_thread(c):
     return "%s; exited thread %d decoded (%d steps)" % (r.how(), gone, len(th[0]["steps"]))
 
 
+@case("ring_laps")
+def ring_laps(c):
+    """Rings of two chunks that wrap thousands of times: the newest chunk of the live, crashed
+    thread holds an earlier lap's records after its position (chunks are not cleared), and its
+    timeline still ends with its own last calls; the exited thread's chunk tail was cleared at
+    its exit, and its timeline ends with its last call too."""
+    exe, plain = c.build_pair(["laps.c"], "laps")
+    env = {"CRASHTRAIL_RING_KB": "8"}
+    r, p = c.run([exe], env=env), c.run([plain])
+    same_death(r, p, signal.SIGSEGV)
+    dump = c.one_dump(r)
+    raw, tl = c.raw(dump), c.show(dump)
+    main = crashed_thread(tl, name="ct-main")
+    ring = [g for g in raw["rings"] if g["tid"] == main["tid"]]
+    expect(len(ring) == 1 and ring[0]["after_pos"] > 0,
+           "the crashed thread's newest chunk has no earlier lap after its position "
+           "(the case tests nothing): %s" % ring)
+    fns = functions(main)
+    expect("final_a" in fns and "lap_work" in fns, "main's steps: %s" % fns[-20:])
+    last_a = len(fns) - 1 - fns[::-1].index("final_a")
+    expect("lap_work" not in fns[last_a:] and "laps_end" in fns[last_a:],
+           "main's timeline after final_a: %s" % fns[last_a:])
+    gone = [t for t in tl["threads"] if t["name"] == "ct-laps"]
+    expect(len(gone) == 1 and gone[0]["exited"], "the exited thread: %s" % gone)
+    gfns = functions(gone[0])
+    expect("laps_end" in gfns and "lap_work" not in gfns[gfns.index("laps_end"):],
+           "ct-laps's timeline ends with: %s" % gfns[-10:])
+    gring = [g for g in raw["rings"] if g["tid"] == gone[0]["tid"]]
+    expect(gring and gring[0]["after_pos"] == 0,
+           "the exited thread's chunk was not cleared after its position: %s" % gring)
+    return "%s; %d stale slots after the crashed thread's position left out" % (
+        r.how(), ring[0]["after_pos"])
+
+
 @case("ring_reuse")
 def ring_reuse(c):
     """CRASHTRAIL_KEEP_EXITED=2 and eight threads that exit one after the other: exited rings

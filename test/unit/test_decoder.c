@@ -124,6 +124,68 @@ static void test_ring_order_and_stamps(void) {
   free(ring);
 }
 
+/* Chunks are not cleared when a live thread starts them: the dumped position ends the data.
+ * Slots after it in its chunk are an earlier lap's, and a chunk of a higher generation was
+ * started after the position was read. Rings of exited threads end at their first empty slot
+ * (the runtime clears their tails), and so does a ring whose position is inconsistent. */
+static void test_ring_position_end(void) {
+  uint64_t *ring = calloc(4 * CHUNK_WORDS, 8);
+  struct ct_dump_ring r = {{0}, (const uint8_t *)ring};
+  struct ct_ring_records rr;
+  struct ct_rec recs[16];
+  size_t slot[16];
+  r.hdr.size = 4 * CT_CHUNK_BYTES;
+  size_t at = chunk(ring, 1, 5, 0, 1000);
+  ring[at++] = 0x1000, ring[at++] = 0x11;
+  at = chunk(ring, 2, 6, 0, 2000);
+  ring[at++] = 0x1000, ring[at++] = 0x12;
+  at = chunk(ring, 0, 7, 0, 3000);
+  ring[at++] = 0x1000, ring[at++] = 0x13;
+  ring[at++] = 0x1000, ring[at++] = 0x14;
+  r.hdr.pos = at * 8;                      /* the next slot to write */
+  ring[at++] = 0x2000, ring[at++] = 0x99;  /* stale: an earlier lap's */
+  ring[at++] = 0x2000, ring[at++] = 0x98;
+  at = chunk(ring, 3, 8, 0, 4000);         /* started while the dump was written */
+  ring[at++] = 0x3000, ring[at++] = 0x15;
+  CHECK(ct_ring_extract(&r, 5000, &rr) == 0);
+  size_t n = records(&rr, recs, slot, 16);
+  CHECK(n == 4 && rr.chunks == 3 && rr.newest_generation == 7 && rr.skipped == 0);
+  for (size_t i = 0; i < n && i < 4; i++) CHECK(recs[i].acc == 0x11 + i && recs[i].fn == 0x1000);
+  if (n == 4) CHECK(recs[3].time_ns < 5000 && recs[2].time_ns == 3000);
+  ct_ring_records_free(&rr);
+
+  /* The position at the very end of a full chunk: every slot of it counts. */
+  uint64_t *c0 = ring + 0 * CHUNK_WORDS;
+  for (size_t w = at = 8; w < CHUNK_WORDS; w += 2) c0[w] = 0x1000, c0[w + 1] = 0x20;
+  r.hdr.pos = CT_CHUNK_BYTES;
+  CHECK(ct_ring_extract(&r, 5000, &rr) == 0);
+  n = records(&rr, recs, slot, 16);
+  CHECK(rr.fill[rr.nlive - 1] == CT_CHUNK_RECORD_SLOTS && rr.newest_generation == 7);
+  ct_ring_records_free(&rr);
+
+  /* An exited thread's ring: its tail was cleared at exit, records written after the saved
+   * position (by later destructors) still count, up to the first empty slot. */
+  memset(ring, 0, 4 * CT_CHUNK_BYTES);
+  at = chunk(ring, 0, 1, 0, 1000);
+  ring[at++] = 0x1000, ring[at++] = 0x21;
+  r.hdr.pos = at * 8;
+  ring[at++] = 0x1000, ring[at++] = 0x22;
+  r.hdr.flags = CT_THR_EXITED;
+  CHECK(ct_ring_extract(&r, 2000, &rr) == 0);
+  n = records(&rr, recs, slot, 16);
+  CHECK(n == 2 && recs[1].acc == 0x22);
+  ct_ring_records_free(&rr);
+
+  /* A live ring whose position falls in a chunk without markers: the first empty slot. */
+  r.hdr.flags = 0;
+  r.hdr.pos = 2 * CT_CHUNK_BYTES + 64;
+  CHECK(ct_ring_extract(&r, 2000, &rr) == 0);
+  n = records(&rr, recs, slot, 16);
+  CHECK(n == 2);
+  ct_ring_records_free(&rr);
+  free(ring);
+}
+
 /* A function:           0: branch -> 1 (code 1) | 2 (code 0)
  *                       1: jump -> 3            2: call -> 3 (after-call site)
  *                       3: check (budget 32), branch -> 3 (code 1, the loop) | 4 (code 0)
@@ -248,6 +310,7 @@ int main(void) {
   CHECK(ct_meta_build_walk(&meta) == 0);
   test_ring_order_and_stamps();
   test_ring_cut();
+  test_ring_position_end();
   test_walks();
   test_switch_table();
   ct_arena_free(&meta.arena);

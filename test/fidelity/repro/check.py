@@ -228,7 +228,7 @@ def lua_dispatch(args):
     shutil.rmtree(work, ignore_errors=True)  # run_roundtrip wants fresh directories
     os.makedirs(work)
     rt = types.SimpleNamespace(build=args.crashtrail_build, clang="clang-14", clangxx="clang++-14",
-                               timeout=30.0, ring_kb=131072,
+                               timeout=30.0, ring_kb=131072, tables=False,
                                block_trace_obj=os.path.join(work, "block_trace.o"))
     sh(["clang-14", "-O2", "-c", "-I" + os.path.join(args.crashtrail_build, "include"),
         os.path.join(REPO, "test", "roundtrip", "block_trace.c"), "-o", rt.block_trace_obj])
