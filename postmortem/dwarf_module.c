@@ -1525,6 +1525,13 @@ int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
     return 0;
 }
 
+uint32_t ct_dwarf_discriminator(struct ct_dwarf *d, uint64_t link_pc)
+{
+    struct ct_dw_cu *cu = cu_with(d, link_pc, CU_WANT(CT_DW_CU_LINES));
+    const struct ct_dw_row *row = cu ? find_row(cu, link_pc) : NULL;
+    return row ? row->discriminator : 0;
+}
+
 /* The sized function symbol that contains link_pc, or NULL.  Symbols may nest or overlap a
  * little (aliases, local labels): the last to start at or before pc, within a bounded look
  * back, that contains it. */

@@ -111,6 +111,9 @@ int ct_dwarf_in_prologue(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
 int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc,
                          struct ct_srcloc *out);
 
+/* The discriminator of the line-table row that covers link_pc (0: none, or no row). */
+uint32_t ct_dwarf_discriminator(struct ct_dwarf *d, uint64_t link_pc);
+
 /* One row of a line table. */
 struct ct_line_row {
     uint64_t addr;     /* link address */

@@ -253,6 +253,23 @@ static long line0_position(const struct raw_frame *rf, uint64_t fn_start,
   return block_line(mb, &before);
 }
 
+/* The block the path's walk stopped short of: the walk ran out of bits at a branch (st is
+ * CT_WALK_OUT), but the line table's discriminator at the pc names one of that branch's
+ * successors, so control is already there and the edge's bits were not stored yet. (An edge's
+ * code sits at its successor's start; at -O0 it is a load, an operation and a store to the
+ * accumulator's stack slot, and a signal can land between them.) Returns the successor, or -1. */
+static long pc_in_successor(const struct raw_frame *rf, const struct ct_mfunc *f, int st,
+                            const uint32_t *blocks, size_t nb, size_t cap) {
+  struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
+  if (st != CT_WALK_OUT || !nb || nb >= cap || !dw || !(f->flags & CT_FN_BLOCK_DISC)) return -1;
+  uint32_t disc = ct_dwarf_discriminator(dw, rf->link) & ~CT_DISC_COLD;
+  if (disc == 0 || disc > f->nblocks) return -1;
+  const struct ct_mblock *last = &f->blocks[blocks[nb - 1]];
+  for (uint32_t s = 0; s < last->nsucc; s++)
+    if (last->succ[s].block == disc - 1 && disc - 1 != blocks[nb - 1]) return (long)(disc - 1);
+  return -1;
+}
+
 /* Walks the live accumulator of frame rf up to its crash line. `callee`: the function rf is
  * suspended in (its inner frame's symbol), NULL for the innermost frame; fn_start: the
  * function's link-time address. */
@@ -286,6 +303,8 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     if (st != CT_WALK_BLOCK) break;
   }
   if (st == CT_WALK_BAD) ct_timeline_warn(t, "the unfinished path does not fit %s (%s)", f->display, w.why);
+  long behind = pc_in_successor(rf, f, st, blocks, nb, sizeof blocks / sizeof blocks[0]);
+  if (behind >= 0) blocks[nb++] = (uint32_t)behind;
   /* The crash line: in the last block of the path that has it. A block can list the line
    * more than once (a rotated loop: 26:12, 25:54, 26:9, whose machine code runs 25 first):
    * the occurrence whose column is the faulting instruction's is the one; else the first,
@@ -367,11 +386,11 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
                           .inl = ml->inl, .fn = f, .module = mod, .flags = CT_STEP_PENDING,
                           .depth = (uint32_t)(th->depth + CT_DEPTH_BIAS), .time_ns = time};
       if (b == 0 && l == 0 && w.site == 0) s.flags |= CT_STEP_ENTRY;
-      if (doubt) s.flags |= CT_STEP_UNCERTAIN;
+      if (doubt || (behind >= 0 && b == nb - 1)) s.flags |= CT_STEP_UNCERTAIN;
       ct_tl_add_step(th, &s);
     }
   }
-  mark_crash_line(t, th, rf, f, hit_block >= 0 && hit_certain);
+  mark_crash_line(t, th, rf, f, hit_block >= 0 && hit_certain && behind < 0);
 }
 
 /* The variables of the innermost frame whose module's DWARF describes any (a crash inside the

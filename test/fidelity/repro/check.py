@@ -209,6 +209,29 @@ def refill_signal(args):
         seen, "; ".join(bad) if bad else "every path recovered, last steps right")
 
 
+def edge_store_signal(args):
+    r = Repro(args, "edge_store_signal", "O0")
+    scan = r.symbol_delta("scan")
+    dis = sh(["objdump", "-d", "--no-show-raw-insn", r.exe]).stdout
+    body = dis.split("<scan>:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    ins = [(int(l.split(":")[0], 16), l.split(":", 1)[1].strip()) for l in body if ":" in l]
+    start = ins[0][0]
+    # The accumulator's updates: a load of its slot, one operation, a store back to it.
+    stores = [a for (_, i1), (_, i2), (a, i3) in zip(ins, ins[1:], ins[2:])
+              if re.match(r"mov\s+(-0x[0-9a-f]+)\(%rbp\),%rax$", i1) and
+              i3 == "mov    %rax," + re.match(r"mov\s+(-0x[0-9a-f]+)\(%rbp\)", i1).group(1) + "(%rbp)"
+              and not i2.startswith("mov")]
+    bad = []
+    for a in stores:
+        o, t = r.run("-a", "%d:3" % (scan + a - start))
+        if o[-8:] != t[-8:]:
+            bad.append("store at scan+%#x: CPU %s, timeline %s" % (a - start, o[-8:], t[-8:]))
+    if not stores:
+        return True, "no accumulator store found in scan(): nothing tested"
+    return bool(bad), "%d accumulator stores; %s" % (
+        len(stores), "; ".join(bad) if bad else "every last 8 lines right")
+
+
 def valgrind_dwarf5(args):
     """Any instrumented program, itself built with -gdwarf-4: valgrind 3.19 cannot read the DWARF 5
     of crashtrail's runtime objects and gives up before the program starts."""
@@ -240,7 +263,7 @@ def lua_dispatch(args):
 
 
 CHECKS = [decl_line, libc_call, lifetime_lines, crash_line_twice, line0_crash_step, prologue_signal,
-          refill_signal, valgrind_dwarf5, lua_dispatch, line_order]
+          refill_signal, edge_store_signal, valgrind_dwarf5, lua_dispatch, line_order]
 
 
 def main():
