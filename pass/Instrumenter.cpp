@@ -53,8 +53,6 @@
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
-#include <algorithm>
-
 using namespace llvm;
 
 namespace crashtrail {
@@ -241,8 +239,7 @@ struct Emitter {
     StoreInst *EntryInit = new StoreInst(c64(P.siteInit(0)), Acc, Acc->getNextNode());
     Instruction *EntrySetup = EntryInit; // the block-start code of the entry goes after it
     describeAccumulator();
-    if (std::any_of(P.Blocks.begin(), P.Blocks.end(),
-                    [](const BlockPlan &BP) { return BP.TableUpdate; })) {
+    if (P.NumTableEntries) { // every entry has a block that writes it
       NowSlot = new AllocaInst(I64, F.getParent()->getDataLayout().getAllocaAddrSpace(),
                                "ct.now.slot", Acc);
       EntrySetup = reloadNow(EntryInit->getNextNode());

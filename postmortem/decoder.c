@@ -68,23 +68,22 @@ uint64_t ct_ring_stamp(const struct ct_ring_records *rr, size_t index) {
 }
 
 /* For a live ring with a consistent position: the chunk that holds it (its generation and its
- * words) and how many of its slots, header included, are written. 0 if the ring ends at its
- * first empty slot instead. */
-static int position_end(const struct ct_dump_ring *r, uint64_t *gen, const uint64_t **words,
+ * words) and how many of its slots, header included, are written. Otherwise the outputs stay as
+ * they are (no generation limit, no chunk): the ring ends at its first empty slot. */
+static void position_end(const struct ct_dump_ring *r, uint64_t *gen, const uint64_t **words,
                         size_t *nslots) {
   uint64_t pos = r->hdr.pos;
   if ((r->hdr.flags & (CT_THR_EXITED | CT_THR_PREFORK)) || pos == CT_RING_POS_UNKNOWN ||
       pos == 0 || pos > r->hdr.size || pos % CT_RECORD_BYTES)
-    return 0;
+    return;
   size_t c = (size_t)((pos - 1) / CT_CHUNK_BYTES);
   const uint64_t *w = (const uint64_t *)(r->data + c * CT_CHUNK_BYTES);
   size_t n = (size_t)((pos - 1) % CT_CHUNK_BYTES) / CT_RECORD_BYTES + 1;
   if (tag_of(w[0]) != CT_TAG_CHUNK || tag_of(w[2]) != CT_TAG_CLOCK || n < CT_CHUNK_HEADER_SLOTS)
-    return 0;
+    return;
   *gen = w[0] & CT_REC_ADDR_MASK;
   *words = w;
   *nslots = n;
-  return 1;
 }
 
 int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_ring_records *out) {
@@ -93,7 +92,7 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
   uint64_t end_gen = UINT64_MAX;
   const uint64_t *end_words = NULL;
   size_t end_slots = slots;
-  int by_position = position_end(r, &end_gen, &end_words, &end_slots);
+  position_end(r, &end_gen, &end_words, &end_slots);
   struct chunk_ref *ch = calloc(nchunks ? nchunks : 1, sizeof *ch);
   memset(out, 0, sizeof *out);
   if (!ch) return -1;
@@ -126,7 +125,7 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
     out->newest_generation = ch[c].gen;
     /* One pass over the slots: where the chunk ends, the damage, and the stamps (they unwrap
      * against the last full counter seen: the chunk's, or a SEQ marker's). */
-    size_t limit = by_position && w == end_words ? end_slots : slots;
+    size_t limit = w == end_words ? end_slots : slots;
     for (; s < limit; s++) {
       uint64_t w0 = w[2 * s], w1 = w[2 * s + 1];
       if (w0 == 0) break;

@@ -84,9 +84,12 @@ static struct ct_thread *ct_thread_get(void) {
   return t;
 }
 
-/* Clears the rest of the chunk that holds ring offset pos: from here on the first empty slot
- * ends the ring's data (see the invariants). */
-static void ct_ring_clear_tail(struct ct_ring *r, uint64_t pos) {
+/* The ring's owner is gone (exit) or left behind (fork): keeps where its data ends, and clears
+ * the rest of that chunk, so that from here on the first empty slot ends the ring's data (see
+ * the invariants). */
+static void ct_ring_save_end(struct ct_ring *r) {
+  uint64_t pos = ct_ring_pos_of(r);
+  atomic_store(&r->saved_pos, pos);
   if (pos % CT_CHUNK_BYTES == 0 || pos > r->size) return;
   memset((char *)r->base + pos, 0, CT_CHUNK_BYTES - pos % CT_CHUNK_BYTES);
 }
@@ -100,8 +103,7 @@ static void ct_thread_exit(void *arg) {
   (void)prctl(PR_GET_NAME, name); /* gone from /proc once the thread is */
   for (struct ct_ring *r = t->rings; r; r = r->next_in_thread) {
     memcpy(r->name, name, sizeof r->name);
-    atomic_store(&r->saved_pos, ct_ring_pos_of(r));
-    ct_ring_clear_tail(r, atomic_load(&r->saved_pos));
+    ct_ring_save_end(r);
     atomic_store(&r->exit_ns, now);
     atomic_fetch_or(&r->flags, CT_THR_EXITED);
   }
@@ -308,8 +310,7 @@ void ct_threads_after_fork(void) {
       continue;
     }
     if (!(atomic_load(&r->flags) & CT_THR_EXITED)) {
-      atomic_store(&r->saved_pos, ct_ring_pos_of(r));
-      ct_ring_clear_tail(r, atomic_load(&r->saved_pos));
+      ct_ring_save_end(r);
       atomic_fetch_or(&r->flags, CT_THR_PREFORK | CT_THR_EXITED);
     } else {
       atomic_fetch_or(&r->flags, CT_THR_PREFORK);

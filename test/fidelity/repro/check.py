@@ -217,10 +217,11 @@ def edge_store_signal(args):
     ins = [(int(l.split(":")[0], 16), l.split(":", 1)[1].strip()) for l in body if ":" in l]
     start = ins[0][0]
     # The accumulator's updates: a load of its slot, one operation, a store back to it.
-    stores = [a for (_, i1), (_, i2), (a, i3) in zip(ins, ins[1:], ins[2:])
-              if re.match(r"mov\s+(-0x[0-9a-f]+)\(%rbp\),%rax$", i1) and
-              i3 == "mov    %rax," + re.match(r"mov\s+(-0x[0-9a-f]+)\(%rbp\)", i1).group(1) + "(%rbp)"
-              and not i2.startswith("mov")]
+    stores = []
+    for (_, i1), (_, i2), (a, i3) in zip(ins, ins[1:], ins[2:]):
+        slot = re.match(r"mov\s+(-0x[0-9a-f]+\(%rbp\)),%rax$", i1)
+        if slot and i3 == "mov    %rax," + slot.group(1) and not i2.startswith("mov"):
+            stores.append(a)
     bad = []
     for a in stores:
         o, t = r.run("-a", "%d:3" % (scan + a - start))
