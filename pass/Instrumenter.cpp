@@ -37,6 +37,7 @@
 //===----------------------------------------------------------------------------------------===//
 #include "Instrumenter.h"
 
+#include "AccFold.h"
 #include "BlockDiscriminators.h"
 
 #include "crashtrail/abi.h"
@@ -363,7 +364,15 @@ struct Emitter {
       DominatorTree DT(F);
       std::vector<AllocaInst *> Slots{Acc};
       if (NowSlot) Slots.push_back(NowSlot);
+      SmallPtrSet<PHINode *, 32> Before;
+      for (BasicBlock &BB : F)
+        for (PHINode &Phi : BB.phis()) Before.insert(&Phi);
       PromoteMemToReg(Slots, DT);
+      SmallPtrSet<PHINode *, 32> AccPhis; // the time slot's phis are loads, never constants
+      for (BasicBlock &BB : F)
+        for (PHINode &Phi : BB.phis())
+          if (!Before.count(&Phi) && Phi.getType() == I64) AccPhis.insert(&Phi);
+      foldAccumulatorConstants(F, AccPhis);
     }
   }
 };
