@@ -188,6 +188,21 @@ static int order_rows(struct ct_meta *m, struct ct_mfunc *f, struct ct_dwarf *d,
    * runs on its own), in that one */
   for (size_t k = 0; k < n; k++)
     if (owner[k]) start[owner[k] + 1]++;
+  /* ...or, before the entry block's first row, in the entry block: a few rows of blocks that
+   * have code elsewhere too are code hoisted to the top of the function (common to both
+   * successors of the entry's branch), which the entry runs before its own */
+  size_t entry_first = 0, before = 0;
+  while (entry_first < n && owner[entry_first] != 1) before += owner[entry_first++] != 0;
+  if (entry_first < n && before && before <= CT_MAX_GUEST_ROWS) {
+    int moved = 1;
+    for (size_t g = 0; g < entry_first; g++) {
+      size_t here = 0;
+      for (size_t h = 0; h < entry_first; h++) here += owner[h] == owner[g];
+      if (owner[g]) moved &= start[owner[g] + 1] > here;
+    }
+    for (size_t g = 0; moved && g < entry_first; g++)
+      if (owner[g]) owner[g] = 1, guest[g] = 1;
+  }
   for (size_t k = 0, last = SIZE_MAX; k < n; k++) {
     if (!owner[k]) continue;
     if (last != SIZE_MAX && owner[k] != owner[last]) {

@@ -135,6 +135,22 @@ def line_order(args):
         "differs" if s[-n:] != o else "equal")
 
 
+def entry_hoist(args):
+    r = Repro(args, "entry_hoist", "O2")
+    dis = sh(["objdump", "-dl", "--no-show-raw-insn", r.exe]).stdout
+    body = dis.split("<grow>:\n", 1)[1].split("\n\n", 1)[0]
+    test = line_of(r.src, "if (nsize == 0)")
+    # the hoisted instruction: a row of another line before the first row of the entry's test
+    head = body.split("entry_hoist.c:%d" % test, 1)[0]
+    if not re.search(r"entry_hoist\.c:(?!%d\b)\d+ \(discriminator" % test, head):
+        return True, "nothing is hoisted above grow()'s test: the reproducer tests nothing"
+    o, t = r.run()
+    n = len(o)
+    bad = t[-n:] != o
+    return bad, "the CPU's %d lines: timeline %s" % (
+        n, "equal" if not bad else "differs: CPU %s, timeline %s" % (o[-30:], t[-30:]))
+
+
 def line0_crash_step(args):
     r = Repro(args, "line0_crash_step", "O2")
     entry = int(sh(["readelf", "-h", r.exe]).stdout.split("Entry point address:")[1].split()[0], 16)
@@ -264,7 +280,7 @@ def lua_dispatch(args):
 
 
 CHECKS = [decl_line, libc_call, lifetime_lines, crash_line_twice, line0_crash_step, prologue_signal,
-          refill_signal, edge_store_signal, valgrind_dwarf5, lua_dispatch, line_order]
+          refill_signal, edge_store_signal, valgrind_dwarf5, lua_dispatch, line_order, entry_hoist]
 
 
 def main():
