@@ -94,14 +94,6 @@ std::optional<FoldableUse> foldable(PHINode *P, User *U) {
   return std::nullopt;
 }
 
-APInt apply(Instruction::BinaryOps Op, const APInt &C, const APInt &K) {
-  switch (Op) {
-  case Instruction::Shl: return C.shl(K);
-  case Instruction::Or: return C | K;
-  default: return C + K;
-  }
-}
-
 bool allIncomingConstant(PHINode *P) {
   for (Value *V : P->incoming_values())
     if (!isa<ConstantInt>(V)) return false;
@@ -173,11 +165,11 @@ static unsigned foldThroughPhis(Function &F, SmallPtrSetImpl<PHINode *> &AccPhis
       }
       auto *BO = cast<BinaryOperator>(FU.User);
       PHINode *New = PHINode::Create(P->getType(), P->getNumIncomingValues(), P->getName(), P);
-      for (unsigned I = 0; I < P->getNumIncomingValues(); ++I) {
-        const APInt &C = cast<ConstantInt>(P->getIncomingValue(I))->getValue();
-        New->addIncoming(ConstantInt::get(P->getType(), apply(BO->getOpcode(), C, FU.K->getValue())),
+      for (unsigned I = 0; I < P->getNumIncomingValues(); ++I)
+        New->addIncoming(ConstantFoldBinaryOpOperands(BO->getOpcode(),
+                                                      cast<Constant>(P->getIncomingValue(I)), FU.K,
+                                                      BO->getModule()->getDataLayout()),
                          P->getIncomingBlock(I));
-      }
       if (!DebugBase) {
         DebugBase = New;
         DebugOp = BO->getOpcode();

@@ -17,7 +17,8 @@
  *    block after an instruction hoisted into it from elsewhere;
  *  - a few rows of other blocks (at most CT_MAX_GUEST_ROWS) between two rows of a block are
  *    instructions moved into its code (hoisted, merged): they run when it runs, and are shown
- *    there, with their own lines;
+ *    there, with their own lines (the function's start counts as a row of the entry block, so
+ *    code hoisted above the entry's first row is the entry's);
  *  - a block none of whose rows maps to one of its lines made no code of its own: it gets no
  *    lines (what a debugger or the CPU shows for it);
  *  - a block that ends in a call (the pass splits blocks after calls) runs code after the call
@@ -166,6 +167,17 @@ out:
  * rows are taken for instructions moved into it (hoisted, merged), which run when it runs. */
 #define CT_MAX_GUEST_ROWS 2
 
+/* Whether every block with a row in [lo, hi) has rows outside it too (count[b + 1]: block b's
+ * rows in all): then the stretch is code moved out of those blocks, not a block of its own. */
+static int moved_rows(const uint32_t *owner, const size_t *count, size_t lo, size_t hi) {
+  for (size_t g = lo; g < hi; g++) {
+    size_t here = 0;
+    for (size_t h = lo; h < hi; h++) here += owner[h] == owner[g];
+    if (owner[g] && count[owner[g] + 1] <= here) return 0;
+  }
+  return 1;
+}
+
 /* Groups f's rows by the block they are shown in (a counting sort: each group in address
  * order), splits them into runs, finds the calls' return addresses, and reorders. 1 done, 0
  * nothing to do, -1 out of memory. */
@@ -185,42 +197,25 @@ static int order_rows(struct ct_meta *m, struct ct_mfunc *f, struct ct_dwarf *d,
     if (rows[k].line && rows[k].discriminator && rows[k].discriminator <= nb) owner[k] = rows[k].discriminator;
   /* ...or, when a few rows of other blocks lie between two rows of one block and those blocks
    * have code elsewhere too (else it is a small block laid out inside another's code, which
-   * runs on its own), in that one */
+   * runs on its own), in that one. The function's start counts as a row of the entry block:
+   * rows before the entry's first one are code hoisted to the top of the function (common to
+   * both successors of the entry's branch), which the entry runs before its own. */
   for (size_t k = 0; k < n; k++)
     if (owner[k]) start[owner[k] + 1]++;
-  /* ...or, before the entry block's first row, in the entry block: a few rows of blocks that
-   * have code elsewhere too are code hoisted to the top of the function (common to both
-   * successors of the entry's branch), which the entry runs before its own */
-  size_t entry_first = 0, before = 0;
-  while (entry_first < n && owner[entry_first] != 1) before += owner[entry_first++] != 0;
-  if (entry_first < n && before && before <= CT_MAX_GUEST_ROWS) {
-    int moved = 1;
-    for (size_t g = 0; g < entry_first; g++) {
-      size_t here = 0;
-      for (size_t h = 0; h < entry_first; h++) here += owner[h] == owner[g];
-      if (owner[g]) moved &= start[owner[g] + 1] > here;
-    }
-    for (size_t g = 0; moved && g < entry_first; g++)
-      if (owner[g]) owner[g] = 1, guest[g] = 1;
-  }
-  for (size_t k = 0, last = SIZE_MAX; k < n; k++) {
+  uint32_t host = 1;
+  for (size_t k = 0; k < n; k++) {
     if (!owner[k]) continue;
-    if (last != SIZE_MAX && owner[k] != owner[last]) {
+    if (owner[k] != host) {
       size_t next = k, between = 0;
-      int moved = 1;
-      while (next < n && between <= CT_MAX_GUEST_ROWS && owner[next] != owner[last]) {
-        size_t here = 0; /* rows of that block in the stretch */
-        for (size_t g = k; g <= next; g++) here += owner[g] == owner[next];
-        if (owner[next]) moved &= start[owner[next] + 1] > here;
+      while (next < n && between <= CT_MAX_GUEST_ROWS && owner[next] != host)
         between += owner[next++] != 0;
-      }
-      if (next < n && between <= CT_MAX_GUEST_ROWS && moved) {
+      if (next < n && between <= CT_MAX_GUEST_ROWS && moved_rows(owner, start, k, next)) {
         for (size_t g = k; g < next; g++)
-          if (owner[g]) owner[g] = owner[last], guest[g] = 1;
+          if (owner[g]) owner[g] = host, guest[g] = 1;
         k = next;
       }
     }
-    last = k;
+    host = owner[k];
   }
   /* runs: a shown row whose block differs from the previous shown row's starts one */
   memset(start, 0, (nb + 2) * sizeof *start);
