@@ -173,13 +173,13 @@ static int read_section(struct ct_dump *d, struct section *s) {
     d->maps = copy_str(b->p, ct_cur_left(b));
     return d->maps ? 0 : -1;
   default:
-    return 0; /* a newer writer's extra section: skip it */
+    return 0; /* CT_DS_PAD, or a newer writer's extra section: skip it */
   }
 }
 
 static const char *section_label(uint32_t t) {
   static const char *names[] = {"?", "process", "signal", "registers", "stack", "module",
-                                "thread", "ring", "table", "maps", "events"};
+                                "thread", "ring", "table", "maps", "events", "pad"};
   return t < sizeof names / sizeof names[0] ? names[t] : "unknown";
 }
 

@@ -110,6 +110,7 @@ void ct_config_load(void) {
   (void)ct_config_size("CRASHTRAIL_KEEP_EXITED", 0, 100000, &ct_cfg.keep_exited);
   ct_cfg.enabled = ct_config_flag("CRASHTRAIL_ENABLE", 1);
   ct_cfg.fsync_dump = ct_config_flag("CRASHTRAIL_FSYNC", 0);
+  ct_cfg.direct_io = ct_config_flag("CRASHTRAIL_DIRECT_IO", 1);
   ct_cfg.dump_signal = ct_config_signal("CRASHTRAIL_DUMP_SIGNAL");
   /* A set-id program must not write its memory where its invoker can read it. The flag is
    * read (and a bad value reported) in every process, not only in set-id ones. */

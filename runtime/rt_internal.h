@@ -40,6 +40,7 @@ struct ct_config {
   int dump_signal;                /* on-demand dump signal, 0 = none */
   int setid_blocked;              /* set-id process without CRASHTRAIL_ALLOW_SETID */
   int fsync_dump;                 /* CRASHTRAIL_FSYNC: fsync(2) a dump before returning */
+  int direct_io;                  /* CRASHTRAIL_DIRECT_IO: rings written with O_DIRECT */
 };
 CT_HIDDEN extern struct ct_config ct_cfg;
 CT_HIDDEN void ct_config_load(void); /* normal */
@@ -51,6 +52,7 @@ CT_HIDDEN size_t ct_strlen(const char *s);             /* any */
 CT_HIDDEN void ct_strlcpy(char *dst, const char *src, size_t cap); /* any */
 CT_HIDDEN ssize_t ct_sys_write(int fd, const void *buf, size_t len); /* any: never intercepted */
 CT_HIDDEN int ct_write_all(int fd, const void *buf, size_t len);   /* any: 0 or -errno */
+CT_HIDDEN ssize_t ct_sys_pwrite(int fd, const void *buf, size_t len, uint64_t off); /* any */
 CT_HIDDEN ssize_t ct_read_file(const char *path, char *buf, size_t cap); /* any */
 
 /* A fixed-size line builder for messages written with one write(2). */

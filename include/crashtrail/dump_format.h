@@ -34,6 +34,7 @@ enum ct_dump_section {
   CT_DS_TABLE = 8,     /* struct ct_ds_table, then the table's bytes */
   CT_DS_MAPS = 9,      /* the text of /proc/self/maps */
   CT_DS_EVENTS = 10,   /* an array of struct ct_ds_event */
+  CT_DS_PAD = 11,      /* zero bytes: puts the next ring's bytes at a multiple of 4096 */
   CT_DS_END = 0xFFFF   /* u64 total file length */
 };
 

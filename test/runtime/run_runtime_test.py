@@ -18,6 +18,7 @@ CT_KEEP=1 keeps the scratch directory.
 import argparse
 import glob
 import json
+import mmap
 import os
 import pwd
 import re
@@ -25,6 +26,7 @@ import resource
 import shutil
 import signal
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -849,6 +851,80 @@ def fsync_case(c):
     return "fsync only with CRASHTRAIL_FSYNC=1"
 
 
+def dump_sections(path):
+    """(type, payload offset, payload length) of every section of a dump file."""
+    data = open(path, "rb").read()
+    out, off = [], 24
+    while off + 16 <= len(data):
+        kind, _, length = struct.unpack_from("<IIQ", data, off)
+        out.append((kind, off + 16, length))
+        off = (off + 16 + length + 7) & ~7
+        if kind == 0xFFFF:
+            break
+    return out
+
+
+def direct_io_works(where):
+    """Whether the file system under `where` takes an O_DIRECT write of one page."""
+    probe = os.path.join(where, ".direct-probe")
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o600)
+    except OSError:
+        return False
+    try:
+        os.write(fd, mmap.mmap(-1, 4096))
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+        os.unlink(probe)
+
+
+RING_HEADER_BYTES = 40  # struct ct_ds_ring
+
+
+@case("direct_io")
+def direct_io(c):
+    """Ring bytes go out with O_DIRECT (a PAD section puts each ring's bytes at a multiple of
+    4096 in the file); CRASHTRAIL_DIRECT_IO=0 writes them through the page cache, without PAD
+    sections. Both dumps read the same way."""
+    exe, plain = c.build_pair(["threads8.c"], "threads8")
+    p = c.run([plain])
+    direct = direct_io_works(c.dumps)
+    strace = shutil.which("strace")
+    for value in ("1", "0"):
+        argv = [exe]
+        log = os.path.join(c.mkdir("strace" + value), "log")
+        if strace:
+            argv = [strace, "-f", "-qq", "-e", "trace=fcntl", "-o", log] + argv
+        r = c.run(argv, env={"CRASHTRAIL_DIRECT_IO": value})
+        expect(r.sig == p.sig == signal.SIGSEGV, "with crashtrail under strace: %s; without: %s"
+               % (r.how(), p.how()))  # strace dies of the signal too, but without a core
+        dump = c.one_dump(r)
+        crashed_thread(c.show(dump))
+        sections = dump_sections(dump)
+        rings = [s for s in sections if s[0] == 7]
+        pads = [s for s in sections if s[0] == 11]
+        expect(len(rings) >= 2, "%d RING sections" % len(rings))
+        aligned = all((at + RING_HEADER_BYTES) % 4096 == 0 for _, at, _ in rings)
+        if value == "0":
+            expect(not pads, "PAD sections with CRASHTRAIL_DIRECT_IO=0")
+        elif direct:
+            expect(aligned and pads, "ring bytes not page-aligned in the file: %s" % sections)
+        if strace:
+            setfl = [l for l in open(log) if "F_SETFL" in l and "= 0" in l]
+            sets = [l for l in setfl if "O_DIRECT" in l]
+            want = len(rings) if (value == "1" and direct) else 0
+            expect(len(sets) == want and len(setfl) == 2 * want,
+                   "%d fcntl calls setting O_DIRECT and %d clearing it, expected %d each:\n%s"
+                   % (len(sets), len(setfl) - len(sets), want, "".join(open(log))))
+        os.unlink(dump)
+    if not direct:
+        return "the dump directory's file system refuses O_DIRECT: page cache both times"
+    return "rings written with O_DIRECT at page-aligned offsets; page cache with =0"
+
+
 @case("bad_env")
 def bad_env(c):
     """Bad CRASHTRAIL_* values: one warning line each, naming the variable; defaults used;
@@ -867,7 +943,7 @@ def bad_env(c):
     bad = {"CRASHTRAIL_RING_KB": "-4", "CRASHTRAIL_STACK_KB": "lots",
            "CRASHTRAIL_KEEP_EXITED": "1e3", "CRASHTRAIL_ENABLE": "maybe",
            "CRASHTRAIL_DUMP_SIGNAL": "SIGFOO", "CRASHTRAIL_ALLOW_SETID": "2",
-           "CRASHTRAIL_FSYNC": "sometimes"}
+           "CRASHTRAIL_FSYNC": "sometimes", "CRASHTRAIL_DIRECT_IO": "perhaps"}
     r = c.run([exe, "segv"], env=bad)
     same_death(r, p, signal.SIGSEGV)
     lines = r.crashtrail_lines()
