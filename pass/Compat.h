@@ -3,12 +3,25 @@
 #define CRASHTRAIL_PASS_COMPAT_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/IR/InstrTypes.h"
 
 namespace crashtrail {
 
 // StringRef::startswith (LLVM 14) became starts_with (LLVM 16+, the old name removed in 19).
 inline bool hasPrefix(llvm::StringRef S, llvm::StringRef Prefix) {
   return S.substr(0, Prefix.size()) == Prefix;
+}
+
+// A call that writes only memory its pointer arguments point to: the argmemonly + writeonly
+// attributes (LLVM 14) became one memory(argmem: write) effect (LLVM 16+).
+inline void setWritesArgMemOnly(llvm::CallBase *CB) {
+#if LLVM_VERSION_MAJOR >= 16
+  CB->setMemoryEffects(llvm::MemoryEffects::argMemOnly(llvm::ModRefInfo::Mod));
+#else
+  CB->addFnAttr(llvm::Attribute::ArgMemOnly);
+  CB->addFnAttr(llvm::Attribute::WriteOnly);
+#endif
 }
 
 } // namespace crashtrail

@@ -20,9 +20,11 @@
 //                 (an elidable flush only if acc holds path bits, or never when no path with
 //                 a branch reaches it: see BlockPlan::FlushKind)
 //
-// flush(acc) writes {function address [| stamp], acc} to this module's ring:
+// flush(acc) writes {w0 [| stamp], acc} to this module's ring, w0 = desc - f naming the function
+// (one `movq $imm32`, see RuntimeGlue::storeRecordId):
 //     p = RING_POS; if ((p & MASK) == 0) { slow_here(); p = RING_POS; w0 |= STAMP_OR; }
 //     p[0] = w0; p[1] = acc; RING_POS = p + 2;
+// (a stamped flush's cold path writes its whole record, with the stamp, itself).
 // MASK is 4095 for a plain flush (slow_here = refill_here: the chunk is full). A stamped flush
 // reads its module's chunk mask instead, which the runtime sets from 4095 to 0 when it turns
 // stamping on (two instrumented modules loaded): then every stamped flush takes the slow path
@@ -104,31 +106,45 @@ struct Emitter {
   void emitFlush(Instruction *Before, bool Stamped, bool AtCheck = false) {
     IRBuilder<> B(Before);
     Value *A = loadAcc(B);
-    Value *W0 = B.CreatePtrToInt(P.Anchor, I64);
     Value *Pos = B.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.pos");
     Value *PosLow = B.CreateTrunc(B.CreatePtrToInt(Pos, I64), B.getInt32Ty());
     Value *Mask = Stamped ? loadChunkMask(B) : B.getInt32(CT_CHUNK_BYTES - 1);
     Value *Slow = B.CreateICmpEQ(B.CreateAnd(PosLow, Mask), B.getInt32(0));
     BasicBlock *Head = Before->getParent();
+    if (Stamped) {
+      // The cold path writes its own record, with the stamp; the hot one stays a plain one.
+      Instruction *Cold = nullptr, *Hot = nullptr;
+      SplitBlockAndInsertIfThenElse(Slow, Before, &Cold, &Hot, Unlikely);
+      IRBuilder<> CB(Cold);
+      CB.CreateCall(G.StampedSlowHere)->setCallingConv(CallingConv::PreserveMost);
+      if (AtCheck) reloadNow(Cold);
+      Value *Fresh = CB.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.fresh");
+      Value *W0 = CB.CreateOr(G.recordIdValue(CB, P.Anchor),
+                              CB.CreateLoad(I64, G.StampOr, "ct.stamp"));
+      CB.CreateStore(W0, Fresh);
+      CB.CreateStore(A, CB.CreateConstInBoundsGEP1_64(I64, Fresh, 1));
+      CB.CreateStore(CB.CreateConstInBoundsGEP1_64(I64, Fresh, 2), G.RingPos);
+      IRBuilder<> HB(Hot);
+      writeRecord(HB, Pos, A);
+      return;
+    }
     Instruction *Cold = SplitBlockAndInsertIfThen(Slow, Before, false, Unlikely);
     IRBuilder<> CB(Cold);
-    CB.CreateCall(Stamped ? G.StampedSlowHere : G.RefillHere)
-        ->setCallingConv(CallingConv::PreserveMost);
+    CB.CreateCall(G.RefillHere)->setCallingConv(CallingConv::PreserveMost);
     if (AtCheck) reloadNow(Cold);
     Value *Fresh = CB.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.fresh");
     BasicBlock *Tail = Before->getParent();
     PHINode *Slot = PHINode::Create(G.SlotPtrTy, 2, "ct.slot", &Tail->front());
     Slot->addIncoming(Pos, Head);
     Slot->addIncoming(Fresh, Cold->getParent());
-    if (Stamped) {
-      Value *StampedW0 = CB.CreateOr(W0, CB.CreateLoad(I64, G.StampOr, "ct.stamp"));
-      PHINode *W = PHINode::Create(I64, 2, "ct.w0", &Tail->front());
-      W->addIncoming(W0, Head);
-      W->addIncoming(StampedW0, Cold->getParent());
-      W0 = W;
-    }
     B.SetInsertPoint(Before);
-    B.CreateStore(W0, Slot);
+    writeRecord(B, Slot, A);
+  }
+
+  // {record id, acc} at Slot, and the position moved past it. The record id is one `movq
+  // $imm32, (slot)` (see RuntimeGlue::storeRecordId): no register and no lea for w0.
+  void writeRecord(IRBuilder<> &B, Value *Slot, Value *A) {
+    G.storeRecordId(B, Slot, P.Anchor);
     B.CreateStore(A, B.CreateConstInBoundsGEP1_64(I64, Slot, 1));
     B.CreateStore(B.CreateConstInBoundsGEP1_64(I64, Slot, 2), G.RingPos);
   }

@@ -1,6 +1,9 @@
 //===- RuntimeGlue.cpp - module-level symbols shared with the runtime -------------------===//
 #include "RuntimeGlue.h"
 
+#include "Compat.h"
+#include "llvm/IR/InlineAsm.h"
+
 #include "crashtrail/abi.h"
 
 #include "llvm/IR/Constants.h"
@@ -130,6 +133,37 @@ Constant *RuntimeGlue::chunkMask() {
       ModuleDesc->getValueType(), ModuleDesc,
       ArrayRef<Constant *>{ConstantInt::get(Type::getInt32Ty(M.getContext()), 0),
                            ConstantInt::get(Type::getInt32Ty(M.getContext()), 1)});
+}
+
+// w0 names the instrumented function by its distance to the module descriptor, desc - f: a
+// link-time constant, so one instruction stores it (`movq $imm32, (slot)`) where an address
+// needs a lea and a register first. IR has no immediate for a difference of two symbols, so
+// the instruction is inline asm; the assembler turns the difference into a PC-relative
+// relocation against desc, since f is in the section being assembled (the asm sits inside f
+// or, with an alias anchor, inside the function the alias names). It fits 32 bits because the
+// small code model keeps a module's code and data within 2 GiB; it is positive because
+// linkers place writable data after code (the runtime checks both at registration). The
+// decoder turns it back into f's address from the descriptor's address in the dump.
+void RuntimeGlue::storeRecordId(IRBuilder<> &B, Value *Slot, GlobalValue *Anchor) {
+  FunctionType *FT = FunctionType::get(B.getVoidTy(),
+                                       {SlotPtrTy, ModuleDesc->getType(), Anchor->getType()},
+                                       false);
+  InlineAsm *IA = InlineAsm::get(FT, "movq $$(${1:c} - ${2:c}), $0", "=*m,i,i",
+                                 /*hasSideEffects=*/false);
+  CallInst *CI = B.CreateCall(FT, IA, {Slot, ModuleDesc, Anchor});
+  CI->addParamAttr(0, Attribute::get(M.getContext(), Attribute::ElementType, I64));
+  CI->setDoesNotThrow();
+  setWritesArgMemOnly(CI);
+}
+
+Value *RuntimeGlue::recordIdValue(IRBuilder<> &B, GlobalValue *Anchor) {
+  FunctionType *FT = FunctionType::get(I64, {ModuleDesc->getType(), Anchor->getType()}, false);
+  InlineAsm *IA = InlineAsm::get(FT, "movq $$(${1:c} - ${2:c}), $0", "=r,i,i",
+                                 /*hasSideEffects=*/false);
+  CallInst *CI = B.CreateCall(FT, IA, {ModuleDesc, Anchor}, "ct.w0");
+  CI->setDoesNotThrow();
+  CI->setDoesNotAccessMemory();
+  return CI;
 }
 
 Value *RuntimeGlue::descArg() {

@@ -9,6 +9,7 @@
 #ifndef CRASHTRAIL_PASS_RUNTIMEGLUE_H
 #define CRASHTRAIL_PASS_RUNTIMEGLUE_H
 
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 
 namespace crashtrail {
@@ -30,6 +31,9 @@ struct RuntimeGlue {
   llvm::Function *StampedSlowHere;  // void (void), preserve_most: StampedSlow(&RingPos, ...)
   llvm::Value *descArg();           // ModuleDesc as the refill's second argument
   llvm::Constant *chunkMask();      // &ModuleDesc->chunk_mask (uint32_t, set by the runtime)
+  // A record's w0: ModuleDesc - Anchor, a link-time constant below 2^31 (see the .cpp).
+  void storeRecordId(llvm::IRBuilder<> &B, llvm::Value *Slot, llvm::GlobalValue *Anchor);
+  llvm::Value *recordIdValue(llvm::IRBuilder<> &B, llvm::GlobalValue *Anchor);
 };
 
 } // namespace crashtrail

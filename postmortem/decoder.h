@@ -47,6 +47,7 @@ struct ct_ring_records {
   size_t skipped;      /* torn or malformed slots */
   size_t chunks;       /* chunks with data */
   uint64_t oldest_generation, newest_generation;
+  uint64_t fn_base; /* the module's record_base (0: records hold function addresses) */
 };
 
 /* Reads the ring's chunk headers and stamps (end_ns: CLOCK_MONOTONIC at which the newest chunk
@@ -84,8 +85,9 @@ static inline int ct_ring_rec(const struct ct_ring_records *rr, size_t i, struct
   enum ct_slot_kind kind = ct_slot_kind(w0, w1);
   if (kind == CT_SLOT_SEQ || kind == CT_SLOT_BAD) return 0;
   int cut = kind == CT_SLOT_CUT;
-  out->fn = cut ? 0 : w0 & CT_REC_ADDR_MASK; /* a CUT orders like a stamped record and */
-  out->acc = cut ? 0 : w1;                    /* decodes to nothing */
+  uint64_t id = w0 & CT_REC_ADDR_MASK;       /* the function: record_base - id (ABI 4) */
+  out->fn = cut ? 0 : rr->fn_base ? rr->fn_base - id : id; /* a CUT orders like a stamped */
+  out->acc = cut ? 0 : w1;                    /* record and decodes to nothing */
   out->time_ns = rr->clock[c] + (uint64_t)(((unsigned __int128)rr->step[c] * s) >> 32);
   return 1;
 }

@@ -72,6 +72,7 @@ static int check_frame(struct ct_dump *d, size_t counts[16], char *err, size_t e
                      "use a newer crashtrail", d->file, version, CT_DUMP_VERSION);
   if (version == 0 || hbytes != CT_DUMP_HEADER_BYTES)
     return dump_fail(err, errlen, "%s: corrupt dump header", d->file);
+  d->version = version;
   while ((rc = next_section(&c, &s)) == 1) {
     if (s.type == CT_DS_END) {
       uint64_t total = ct_cur_u64(&s.body);
@@ -92,7 +93,8 @@ static int check_frame(struct ct_dump *d, size_t counts[16], char *err, size_t e
 
 static int read_module(struct ct_dump *d, struct ct_cur *b) {
   struct ct_dump_module *m = &d->modules[d->nmodules];
-  ct_cur_struct(b, &m->hdr, sizeof m->hdr);
+  /* Version 1 had no record_base: its records hold function addresses (record_base 0). */
+  ct_cur_struct(b, &m->hdr, d->version >= 2 ? sizeof m->hdr : CT_DS_MODULE_V1_BYTES);
   if (m->hdr.build_id_len > sizeof m->build_id) return -1;
   const uint8_t *id = ct_cur_need(b, m->hdr.build_id_len);
   const uint8_t *path = ct_cur_need(b, m->hdr.path_len);

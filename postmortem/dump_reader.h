@@ -35,6 +35,7 @@ struct ct_dump {
   size_t size;
   int mapped; /* map is an mmap of the file, unmapped by ct_dump_free */
   char *file;
+  uint32_t version; /* the dump format's (CT_DUMP_VERSION or older) */
   struct ct_ds_process process;
   char *exe, *reason, *cmdline; /* cmdline: NUL-separated, cmdline_len bytes */
   size_t cmdline_len;

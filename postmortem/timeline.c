@@ -93,6 +93,8 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
     th->rings++;
     uint64_t end = (d->rings[i].hdr.flags & CT_THR_EXITED) ? 0 : d->process.monotonic_ns;
     if (ct_ring_extract(&d->rings[i], end, &rr[i]) != 0) goto out;
+    const struct ct_dump_module *mod = ct_dump_module_by_id(d, d->rings[i].hdr.module_id);
+    rr[i].fn_base = mod ? mod->hdr.record_base : 0;
     if (rr[i].oldest_generation > 1) th->wrapped = 1;
     if (rr[i].skipped) ct_timeline_warn(t, "thread %u: %zu damaged ring slots skipped", th->tid, rr[i].skipped);
     /* a segment ends at each stamped record; the unstamped rest is the ring's tail */

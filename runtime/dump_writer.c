@@ -336,6 +336,7 @@ static void ct_write_modules(struct ct_out *o) {
     d.unload_ns = m->unload_ns;
     d.build_id_len = m->build_id_len;
     d.path_len = (uint32_t)ct_strlen(m->path);
+    d.record_base = (uint64_t)(uintptr_t)m->desc;
     at = ct_section_begin(o, CT_DS_MODULE);
     ct_out_bytes(o, &d, sizeof d);
     ct_out_bytes(o, m->build_id, d.build_id_len);

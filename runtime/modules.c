@@ -39,7 +39,7 @@ void ct_event(uint32_t kind, uint32_t module_id) {
 }
 
 /* Reads the build-id note from a module's program headers in memory. */
-static void ct_module_read_elf(struct ct_module *m, const ElfW(Ehdr) *eh) {
+static void ct_module_read_elf(struct ct_module *m, const ElfW(Ehdr) *eh, uintptr_t desc) {
   const ElfW(Phdr) *ph;
   uintptr_t lo = UINTPTR_MAX, hi = 0, first_vaddr = 0;
   int have_first = 0;
@@ -56,6 +56,8 @@ static void ct_module_read_elf(struct ct_module *m, const ElfW(Ehdr) *eh) {
       uintptr_t s = m->load_bias + ph[i].p_vaddr, e = s + ph[i].p_memsz;
       if (s < lo) lo = s;
       if (e > hi) hi = e;
+      if ((ph[i].p_flags & PF_X) && (e > desc || desc - s >= ((uintptr_t)1 << 31)))
+        m->code_above_desc = 1;
     } else if (ph[i].p_type == PT_NOTE) {
       const char *p = (const char *)(m->load_bias + ph[i].p_vaddr), *end = p + ph[i].p_memsz;
       while (p + sizeof(ElfW(Nhdr)) <= end) {
@@ -142,8 +144,18 @@ struct ct_module *ct_module_for(struct ct_module_desc *desc) {
     m->tab_start = desc->tab_start;
     m->tab_stop = desc->tab_stop;
     m->tab_addr = (uintptr_t)desc->tab_start;
-    if (desc->ehdr) ct_module_read_elf(m, desc->ehdr);
+    if (desc->ehdr) ct_module_read_elf(m, desc->ehdr, (uintptr_t)desc);
     ct_module_find_path(m, (uintptr_t)desc);
+    if (m->code_above_desc) {
+      /* Records name their function by desc - f (crashtrail/abi.h): a linker script that
+       * puts code above the module's data, or 2 GiB away from it, breaks that. */
+      struct ct_msg msg = {{0}, 0};
+      ct_msg_str(&msg, "crashtrail: ");
+      ct_msg_str(&msg, m->path);
+      ct_msg_str(&msg, " has code above its data or 2 GiB away from it: its records cannot "
+                       "name their functions");
+      ct_msg_emit(&msg);
+    }
     if (ct_cfg.exe_path[0] && !strcmp(m->path, ct_cfg.exe_path)) m->flags |= CT_MOD_MAIN;
     /* With two instrumented modules a thread can have two rings: from now on records after
      * which control may change module carry stamps (see crashtrail/abi.h); a chunk mask of 0

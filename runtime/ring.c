@@ -4,7 +4,7 @@
  *
  * The hot path (emitted by the pass, see docs/design.md) is:
  *     p = RING_POS;  if ((p & 4095) == 0) { __crashtrail_refill_here(); p = RING_POS; }
- *     p[0] = w0;  p[1] = acc;  RING_POS = p + 2;
+ *     p[0] = desc - f;  p[1] = acc;  RING_POS = p + 2;
  * where __crashtrail_refill_here is the module's own stub (emitted by the pass, one per ELF
  * module) that calls __crashtrail_ring_refill(&RING_POS, &MODULE). A stamped flush tests p
  * against its module's chunk mask (0 once two modules stamp) and its slow path goes through

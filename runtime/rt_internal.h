@@ -76,6 +76,7 @@ struct ct_module {
   struct ct_table_entry *tab_start, *tab_stop; /* after unload: a copy owned by the runtime */
   uintptr_t tab_addr;               /* where the tables lived in the module (for the metadata) */
   uint32_t build_id_len;
+  int code_above_desc;              /* layout the records cannot describe (modules.c) */
   uint8_t build_id[64];
   char path[CT_PATH_MAX];
 };

@@ -19,7 +19,8 @@
 #include <stdint.h>
 
 #define CT_DUMP_MAGIC "CTDUMP\r\n"
-#define CT_DUMP_VERSION 1u
+#define CT_DUMP_VERSION 2u /* 2: ct_ds_module.record_base (records name functions by
+                            * their distance to it, ABI 4); readers take 1 too */
 #define CT_DUMP_HEADER_BYTES 24u
 #define CT_DUMP_SECTION_HEADER_BYTES 16u
 
@@ -82,7 +83,11 @@ struct ct_ds_module {
   uint64_t map_start, map_end;     /* lowest and highest address of its segments */
   uint64_t load_ns, unload_ns;     /* CLOCK_MONOTONIC of dlopen/registration and dlclose */
   uint32_t build_id_len, path_len;
+  uint64_t record_base;            /* version 2: runtime address of the module's descriptor;
+                                    * a record's function is record_base - its w0 address
+                                    * bits (version 1: the bits are the address itself) */
 };
+#define CT_DS_MODULE_V1_BYTES 56u
 
 #define CT_THR_CRASHED 1u
 #define CT_THR_EXITED 2u

@@ -2,8 +2,9 @@
 // hot code around them keeps its registers. A plain flush tests the ring position against 4095
 // (a chunk boundary) and calls __crashtrail_refill_here; a stamped flush tests it against its
 // module's chunk mask (4095 with one instrumented module, 0 once stamping is on), so with one
-// module it costs no more than a plain one, and calls __crashtrail_stamped_slow_here, then ors
-// __crashtrail_stamp_or (the runtime's new stamp, or 0) into the record's first word. Each stub
+// module it costs no more than a plain one, and calls __crashtrail_stamped_slow_here, then
+// writes the record itself with __crashtrail_stamp_or (the runtime's new stamp, or 0) ored into
+// its first word, while the fast path stores that word as an immediate. Each stub
 // is defined once per ELF module (linkonce_odr, hidden, in a comdat, not instrumented itself)
 // and passes the module's ring position and descriptor to the runtime.
 // RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s
@@ -24,7 +25,11 @@ __attribute__((noinline)) int work(int x) {
 // CHECK: load atomic i32, {{.*}}@__crashtrail_module{{.*}} unordered
 // CHECK: call preserve_mostcc void @__crashtrail_stamped_slow_here()
 // CHECK-NEXT: load {{.*}}@__crashtrail_ring_pos
+// CHECK-NEXT: call i64 asm "movq $$(${1:c} - ${2:c}), $0", "=r,i,i"({{.*}}@__crashtrail_module{{.*}}@work
 // CHECK-NEXT: load i64, {{.*}}@__crashtrail_stamp_or
+// CHECK-NEXT: or i64
+// The fast path: the same word as the immediate of a store.
+// CHECK: call void asm "movq $$(${1:c} - ${2:c}), $0", "=*m,i,i"({{.*}}@__crashtrail_module{{.*}}@work
 // CHECK-NOT: @__crashtrail_ring_refill
 // CHECK: ret i32
 // CHECK-LABEL: define linkonce_odr hidden preserve_mostcc void @__crashtrail_refill_here()
