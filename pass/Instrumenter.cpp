@@ -121,11 +121,9 @@ struct Emitter {
       Value *Fresh = CB.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.fresh");
       Value *W0 = CB.CreateOr(G.recordIdValue(CB, P.Anchor),
                               CB.CreateLoad(I64, G.StampOr, "ct.stamp"));
-      CB.CreateStore(W0, Fresh);
-      CB.CreateStore(A, CB.CreateConstInBoundsGEP1_64(I64, Fresh, 1));
-      CB.CreateStore(CB.CreateConstInBoundsGEP1_64(I64, Fresh, 2), G.RingPos);
+      writeRecord(CB, Fresh, W0, A);
       IRBuilder<> HB(Hot);
-      writeRecord(HB, Pos, A);
+      writeRecord(HB, Pos, nullptr, A);
       return;
     }
     Instruction *Cold = SplitBlockAndInsertIfThen(Slow, Before, false, Unlikely);
@@ -138,13 +136,16 @@ struct Emitter {
     Slot->addIncoming(Pos, Head);
     Slot->addIncoming(Fresh, Cold->getParent());
     B.SetInsertPoint(Before);
-    writeRecord(B, Slot, A);
+    writeRecord(B, Slot, nullptr, A);
   }
 
-  // {record id, acc} at Slot, and the position moved past it. The record id is one `movq
-  // $imm32, (slot)` (see RuntimeGlue::storeRecordId): no register and no lea for w0.
-  void writeRecord(IRBuilder<> &B, Value *Slot, Value *A) {
-    G.storeRecordId(B, Slot, P.Anchor);
+  // {W0, acc} at Slot, and the position moved past it. W0 null: the function's record id as
+  // the immediate of the store (RuntimeGlue::storeRecordId: no register and no lea).
+  void writeRecord(IRBuilder<> &B, Value *Slot, Value *W0, Value *A) {
+    if (W0)
+      B.CreateStore(W0, Slot);
+    else
+      G.storeRecordId(B, Slot, P.Anchor);
     B.CreateStore(A, B.CreateConstInBoundsGEP1_64(I64, Slot, 1));
     B.CreateStore(B.CreateConstInBoundsGEP1_64(I64, Slot, 2), G.RingPos);
   }
