@@ -184,7 +184,7 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
   }
   if (Plans.empty()) return PreservedAnalyses::none();
 
-  RuntimeGlue G(M);
+  RuntimeGlue G(M, O.SplitSections);
   GlobalVariable *Table = nullptr;
   ArrayType *TableTy = nullptr;
   if (TableEntries) {

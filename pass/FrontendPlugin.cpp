@@ -62,6 +62,10 @@ protected:
     auto &Plugins = CI.getCodeGenOpts().PassPlugins;
     if (!Self.empty() && std::find(Plugins.begin(), Plugins.end(), Self) == Plugins.end())
       Plugins.push_back(Self);
+    const clang::CodeGenOptions &CG = CI.getCodeGenOpts();
+    StringRef BB = CG.BBSections;
+    if (BB == "all" || BB.substr(0, 5) == "list=" || CG.SplitMachineFunctions)
+      crashtrail::currentOptions().SplitSections = true;
     return std::make_unique<MarkerConsumer>();
   }
 

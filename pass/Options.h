@@ -22,6 +22,9 @@ struct Options {
   std::vector<std::string> IgnoreLists; // never instrument what these lists name
   bool DescribeAccumulator = true;      // DWARF variable for the unfinished path
   bool BlockTrace = false;              // test only: also call __crashtrail_test_block per block
+  bool SplitSections = false;           // a function's code may span sections (basic block
+                                        // sections, machine function splitting): record ids
+                                        // are computed, not immediates (RuntimeGlue.cpp)
   std::vector<std::string> Errors;      // bad plugin arguments, reported as diagnostics
 };
 

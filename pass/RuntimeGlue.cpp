@@ -60,7 +60,7 @@ static Function *makeSlowStub(Module &M, StringRef Name, FunctionCallee Target, 
   return F;
 }
 
-RuntimeGlue::RuntimeGlue(Module &M) : M(M) {
+RuntimeGlue::RuntimeGlue(Module &M, bool SplitSections) : M(M), SplitSections(SplitSections) {
   LLVMContext &C = M.getContext();
   I64 = Type::getInt64Ty(C);
   SlotPtrTy = PointerType::getUnqual(I64);
@@ -144,7 +144,15 @@ Constant *RuntimeGlue::chunkMask() {
 // small code model keeps a module's code and data within 2 GiB; it is positive because
 // linkers place writable data after code (the runtime checks both at registration). The
 // decoder turns it back into f's address from the descriptor's address in the dump.
+// Where a function's code may land in several sections (-fbasic-block-sections=all or list=,
+// -fsplit-machine-functions), a flush in another section than f's start has no such
+// relocation (the assembler says "Cannot represent a difference across sections"): there the
+// same value is computed (two leas and a sub).
 void RuntimeGlue::storeRecordId(IRBuilder<> &B, Value *Slot, GlobalValue *Anchor) {
+  if (SplitSections) {
+    B.CreateStore(recordIdValue(B, Anchor), Slot);
+    return;
+  }
   FunctionType *FT = FunctionType::get(B.getVoidTy(),
                                        {SlotPtrTy, ModuleDesc->getType(), Anchor->getType()},
                                        false);
@@ -157,6 +165,8 @@ void RuntimeGlue::storeRecordId(IRBuilder<> &B, Value *Slot, GlobalValue *Anchor
 }
 
 Value *RuntimeGlue::recordIdValue(IRBuilder<> &B, GlobalValue *Anchor) {
+  if (SplitSections)
+    return B.CreateSub(B.CreatePtrToInt(ModuleDesc, I64), B.CreatePtrToInt(Anchor, I64), "ct.w0");
   FunctionType *FT = FunctionType::get(I64, {ModuleDesc->getType(), Anchor->getType()}, false);
   InlineAsm *IA = InlineAsm::get(FT, "movq $$(${1:c} - ${2:c}), $0", "=r,i,i",
                                  /*hasSideEffects=*/false);

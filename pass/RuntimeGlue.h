@@ -15,9 +15,10 @@
 namespace crashtrail {
 
 struct RuntimeGlue {
-  explicit RuntimeGlue(llvm::Module &M);
+  RuntimeGlue(llvm::Module &M, bool SplitSections);
 
   llvm::Module &M;
+  bool SplitSections;               // record ids computed at run time (see the .cpp)
   llvm::IntegerType *I64;
   llvm::PointerType *SlotPtrTy;     // uint64_t *
   llvm::GlobalVariable *RingPos;    // TLS uint64_t *, this module's
