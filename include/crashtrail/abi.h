@@ -24,7 +24,8 @@
  *   CT_TAG_CHUNK  w0 low 47 bits: chunk generation (1 for the first chunk written, +1 per chunk)
  *                 w1: the thread's full stamp counter when the chunk was started
  *   CT_TAG_CLOCK  w0 low 32 bits: thread id;  w1: CLOCK_MONOTONIC in nanoseconds
- * Chunks are zeroed when started, so the end of data in a chunk is the first empty slot.
+ * A live thread's chunks are not cleared when started: the dumped ring position ends its data
+ * (exited threads' and pre-fork rings are cleared after it; see runtime/ring.c).
  *
  * Invariants:
  *  - The hot path writes records only at slots whose address is not a multiple of
