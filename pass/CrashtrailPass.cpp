@@ -184,7 +184,7 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
   }
   if (Plans.empty()) return PreservedAnalyses::none();
 
-  RuntimeGlue G(M, O.SplitSections);
+  RuntimeGlue G(M, O.ComputedRecordIds);
   GlobalVariable *Table = nullptr;
   ArrayType *TableTy = nullptr;
   if (TableEntries) {

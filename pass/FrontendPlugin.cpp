@@ -64,8 +64,9 @@ protected:
       Plugins.push_back(Self);
     const clang::CodeGenOptions &CG = CI.getCodeGenOpts();
     StringRef BB = CG.BBSections;
-    if (BB == "all" || BB.substr(0, 5) == "list=" || CG.SplitMachineFunctions)
-      crashtrail::currentOptions().SplitSections = true;
+    if (BB == "all" || BB.substr(0, 5) == "list=" || CG.SplitMachineFunctions ||
+        CG.PrepareForLTO || CG.PrepareForThinLTO)
+      crashtrail::currentOptions().ComputedRecordIds = true;
     return std::make_unique<MarkerConsumer>();
   }
 

@@ -29,12 +29,13 @@ cl::opt<bool> ClAccVar("crashtrail-acc-var",
                        cl::desc("Describe the path accumulator to DWARF so the crashing "
                                 "frame's unfinished path can be recovered"),
                        cl::init(true));
-cl::opt<bool> ClSplitSections("crashtrail-split-sections",
-                              cl::desc("A function's code may span sections (basic block "
-                                       "sections, machine function splitting): compute record "
-                                       "ids instead of storing immediates. clang's -fplugin "
-                                       "sets it from -fbasic-block-sections and "
-                                       "-fsplit-machine-functions by itself"));
+cl::opt<bool> ClComputedRecordIds("crashtrail-computed-ids",
+                              cl::desc("Compute record ids instead of storing immediates, for "
+                                       "code that may span sections (basic block sections, "
+                                       "machine function splitting) or be inlined after "
+                                       "instrumentation (LTO). clang's -fplugin sets it from "
+                                       "-fbasic-block-sections, -fsplit-machine-functions and "
+                                       "-flto by itself"));
 } // namespace
 
 namespace crashtrail {
@@ -57,7 +58,7 @@ Options &currentOptions() {
     O.IgnoreLists.insert(O.IgnoreLists.end(), ClIgnore.begin(), ClIgnore.end());
     O.DescribeAccumulator = ClAccVar;
     O.BlockTrace = ClBlockTrace;
-    O.SplitSections = ClSplitSections;
+    O.ComputedRecordIds = ClComputedRecordIds;
   }
   return O;
 }

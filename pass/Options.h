@@ -22,9 +22,10 @@ struct Options {
   std::vector<std::string> IgnoreLists; // never instrument what these lists name
   bool DescribeAccumulator = true;      // DWARF variable for the unfinished path
   bool BlockTrace = false;              // test only: also call __crashtrail_test_block per block
-  bool SplitSections = false;           // a function's code may span sections (basic block
-                                        // sections, machine function splitting): record ids
-                                        // are computed, not immediates (RuntimeGlue.cpp)
+  bool ComputedRecordIds = false;       // record ids computed, not immediates: a function's
+                                        // code may span sections (basic block sections,
+                                        // machine function splitting) or be inlined after
+                                        // instrumentation (LTO); see RuntimeGlue.cpp
   std::vector<std::string> Errors;      // bad plugin arguments, reported as diagnostics
 };
 

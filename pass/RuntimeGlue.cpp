@@ -60,7 +60,8 @@ static Function *makeSlowStub(Module &M, StringRef Name, FunctionCallee Target, 
   return F;
 }
 
-RuntimeGlue::RuntimeGlue(Module &M, bool SplitSections) : M(M), SplitSections(SplitSections) {
+RuntimeGlue::RuntimeGlue(Module &M, bool ComputedRecordIds)
+    : M(M), ComputedRecordIds(ComputedRecordIds) {
   LLVMContext &C = M.getContext();
   I64 = Type::getInt64Ty(C);
   SlotPtrTy = PointerType::getUnqual(I64);
@@ -146,10 +147,11 @@ Constant *RuntimeGlue::chunkMask() {
 // decoder turns it back into f's address from the descriptor's address in the dump.
 // Where a function's code may land in several sections (-fbasic-block-sections=all or list=,
 // -fsplit-machine-functions), a flush in another section than f's start has no such
-// relocation (the assembler says "Cannot represent a difference across sections"): there the
-// same value is computed (two leas and a sub).
+// relocation (the assembler says "Cannot represent a difference across sections"), and under
+// LTO the instrumented f may be inlined into another function, or imported into another
+// module, at link time: there the same value is computed (two leas and a sub).
 void RuntimeGlue::storeRecordId(IRBuilder<> &B, Value *Slot, GlobalValue *Anchor) {
-  if (SplitSections) {
+  if (ComputedRecordIds) {
     B.CreateStore(recordIdValue(B, Anchor), Slot);
     return;
   }
@@ -165,7 +167,7 @@ void RuntimeGlue::storeRecordId(IRBuilder<> &B, Value *Slot, GlobalValue *Anchor
 }
 
 Value *RuntimeGlue::recordIdValue(IRBuilder<> &B, GlobalValue *Anchor) {
-  if (SplitSections)
+  if (ComputedRecordIds)
     return B.CreateSub(B.CreatePtrToInt(ModuleDesc, I64), B.CreatePtrToInt(Anchor, I64), "ct.w0");
   FunctionType *FT = FunctionType::get(I64, {ModuleDesc->getType(), Anchor->getType()}, false);
   InlineAsm *IA = InlineAsm::get(FT, "movq $$(${1:c} - ${2:c}), $0", "=r,i,i",

@@ -15,10 +15,10 @@
 namespace crashtrail {
 
 struct RuntimeGlue {
-  RuntimeGlue(llvm::Module &M, bool SplitSections);
+  RuntimeGlue(llvm::Module &M, bool ComputedRecordIds);
 
   llvm::Module &M;
-  bool SplitSections;               // record ids computed at run time (see the .cpp)
+  bool ComputedRecordIds;               // record ids computed at run time (see the .cpp)
   llvm::IntegerType *I64;
   llvm::PointerType *SlotPtrTy;     // uint64_t *
   llvm::GlobalVariable *RingPos;    // TLS uint64_t *, this module's

@@ -24,3 +24,8 @@ config.substitutions.append(("%opt", os.path.join(config.llvm_tools_dir, "opt"))
 config.substitutions.append(("%crashtrail", os.path.join(config.crashtrail_build, "bin", "crashtrail")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.available_features.add("llvm%d" % config.llvm_major)
+# LTO tests link with the lld of the same LLVM (an older lld cannot read newer bitcode).
+lld = os.path.join(config.llvm_tools_dir, "ld.lld")
+if os.path.exists(lld):
+    config.available_features.add("lld")
+    config.substitutions.append(("%lld", "-fuse-ld=lld --ld-path=" + lld))

@@ -13,7 +13,7 @@
 // RUN: %clang -fplugin=%plugin -O2 -g %s %rt -o %t && rm -rf %t.d && mkdir %t.d
 // RUN: env CRASHTRAIL_DIR=%t.d %t 5 && %crashtrail show %t.d/*.ctd | FileCheck %s --check-prefix=SHOW
 // RUN: %clang -fplugin=%plugin -O2 -fbasic-block-sections=all -S %s -o - | FileCheck %s --check-prefix=BBS
-// RUN: %clang -fplugin=%plugin -O2 -mllvm -crashtrail-split-sections -S %s -o - | FileCheck %s --check-prefix=BBS
+// RUN: %clang -fplugin=%plugin -O2 -mllvm -crashtrail-computed-ids -S %s -o - | FileCheck %s --check-prefix=BBS
 // RUN: %clang -fplugin=%plugin -O2 -g -fbasic-block-sections=all %s %rt -o %t.bbs
 // RUN: rm -rf %t.bd && mkdir %t.bd && env CRASHTRAIL_DIR=%t.bd %t.bbs 5
 // RUN: %crashtrail show %t.bd/*.ctd | FileCheck %s --check-prefix=SHOW
