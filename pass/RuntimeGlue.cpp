@@ -2,11 +2,11 @@
 #include "RuntimeGlue.h"
 
 #include "Compat.h"
-#include "llvm/IR/InlineAsm.h"
 
 #include "crashtrail/abi.h"
 
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
@@ -150,6 +150,9 @@ Constant *RuntimeGlue::chunkMask() {
 // relocation (the assembler says "Cannot represent a difference across sections"), and under
 // LTO the instrumented f may be inlined into another function, or imported into another
 // module, at link time: there the same value is computed (two leas and a sub).
+// Operand 0 the destination (a memory slot or a register), 1 desc, 2 the anchor.
+static const char *const RecordIdAsm = "movq $$(${1:c} - ${2:c}), $0";
+
 void RuntimeGlue::storeRecordId(IRBuilder<> &B, Value *Slot, GlobalValue *Anchor) {
   if (ComputedRecordIds) {
     B.CreateStore(recordIdValue(B, Anchor), Slot);
@@ -158,7 +161,7 @@ void RuntimeGlue::storeRecordId(IRBuilder<> &B, Value *Slot, GlobalValue *Anchor
   FunctionType *FT = FunctionType::get(B.getVoidTy(),
                                        {SlotPtrTy, ModuleDesc->getType(), Anchor->getType()},
                                        false);
-  InlineAsm *IA = InlineAsm::get(FT, "movq $$(${1:c} - ${2:c}), $0", "=*m,i,i",
+  InlineAsm *IA = InlineAsm::get(FT, RecordIdAsm, "=*m,i,i",
                                  /*hasSideEffects=*/false);
   CallInst *CI = B.CreateCall(FT, IA, {Slot, ModuleDesc, Anchor});
   CI->addParamAttr(0, Attribute::get(M.getContext(), Attribute::ElementType, I64));
@@ -170,7 +173,7 @@ Value *RuntimeGlue::recordIdValue(IRBuilder<> &B, GlobalValue *Anchor) {
   if (ComputedRecordIds)
     return B.CreateSub(B.CreatePtrToInt(ModuleDesc, I64), B.CreatePtrToInt(Anchor, I64), "ct.w0");
   FunctionType *FT = FunctionType::get(I64, {ModuleDesc->getType(), Anchor->getType()}, false);
-  InlineAsm *IA = InlineAsm::get(FT, "movq $$(${1:c} - ${2:c}), $0", "=r,i,i",
+  InlineAsm *IA = InlineAsm::get(FT, RecordIdAsm, "=r,i,i",
                                  /*hasSideEffects=*/false);
   CallInst *CI = B.CreateCall(FT, IA, {ModuleDesc, Anchor}, "ct.w0");
   CI->setDoesNotThrow();

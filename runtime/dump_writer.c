@@ -101,38 +101,6 @@ static void ct_out_pad(struct ct_out *o) {
   ct_out_bytes(o, zeros, (size_t)((8 - (o->off & 7)) & 7));
 }
 
-/* A PAD section so that `lead` bytes after it the file offset is a multiple of 4096 (the
- * offset and lead are multiples of 8, and so is the pad). */
-static void ct_out_align(struct ct_out *o, uint64_t lead) {
-  static const char zeros[4096];
-  uint64_t pad;
-  if (((o->off + lead) & 4095) == 0) return;
-  pad = (4096 - ((o->off + CT_DUMP_SECTION_HEADER_BYTES + lead) & 4095)) & 4095;
-  uint64_t h[2] = {CT_DS_PAD, pad};
-  ct_out_bytes(o, h, sizeof h);
-  ct_out_bytes(o, zeros, (size_t)pad);
-}
-
-/* Page-aligned memory at a page-aligned offset, with O_DIRECT where the file system takes it;
- * the rest (all of it without O_DIRECT) through ct_out_bytes. */
-static void ct_out_direct(struct ct_out *o, const void *buf, size_t len) {
-  int fl = fcntl(o->fd, F_GETFL);
-  size_t done = 0;
-  if (!o->err && o->direct && fl >= 0 && (o->off & 4095) == 0 &&
-      fcntl(o->fd, F_SETFL, fl | O_DIRECT) == 0) {
-    while (done < len) {
-      ssize_t n = ct_sys_write(o->fd, (const char *)buf + done, len - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += (size_t)n;
-    }
-    o->off += done;
-    if (fcntl(o->fd, F_SETFL, fl) != 0) o->err = errno;
-    if (done < len) o->direct = 0; /* refused or cut short: the page cache from here on */
-  }
-  ct_out_bytes(o, (const char *)buf + done, len - done);
-}
-
 static uint64_t ct_section_begin(struct ct_out *o, uint32_t type) {
   uint32_t h[4] = {type, 0, 0, 0};
   uint64_t at = o->off;
@@ -153,6 +121,35 @@ static void ct_section(struct ct_out *o, uint32_t type, const void *a, size_t al
   ct_out_bytes(o, a, alen);
   ct_out_bytes(o, b, blen);
   ct_section_end(o, at);
+}
+
+/* A PAD section so that `lead` bytes after it the file offset is a multiple of 4096 (the
+ * offset and lead are multiples of 8, and so is the pad). */
+static void ct_out_align(struct ct_out *o, uint64_t lead) {
+  static const char zeros[4096];
+  if (((o->off + lead) & 4095) == 0) return;
+  uint64_t pad = (4096 - ((o->off + CT_DUMP_SECTION_HEADER_BYTES + lead) & 4095)) & 4095;
+  ct_section(o, CT_DS_PAD, zeros, (size_t)pad, NULL, 0);
+}
+
+/* Page-aligned memory at a page-aligned offset, with O_DIRECT where the file system takes it;
+ * the rest (all of it without O_DIRECT) through ct_out_bytes. */
+static void ct_out_direct(struct ct_out *o, const void *buf, size_t len) {
+  int fl = fcntl(o->fd, F_GETFL);
+  size_t done = 0;
+  if (!o->err && o->direct && fl >= 0 && (o->off & 4095) == 0 &&
+      fcntl(o->fd, F_SETFL, fl | O_DIRECT) == 0) {
+    while (done < len) {
+      ssize_t n = ct_sys_write(o->fd, (const char *)buf + done, len - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += (size_t)n;
+    }
+    o->off += done;
+    if (fcntl(o->fd, F_SETFL, fl) != 0) o->err = errno;
+    if (done < len) o->direct = 0; /* refused or cut short: the page cache from here on */
+  }
+  ct_out_bytes(o, (const char *)buf + done, len - done);
 }
 
 static const char *ct_errno_name(int e) {

@@ -39,11 +39,14 @@ void ct_event(uint32_t kind, uint32_t module_id) {
 }
 
 /* Reads the build-id note from a module's program headers in memory. */
-static void ct_module_read_elf(struct ct_module *m, const ElfW(Ehdr) *eh, uintptr_t desc) {
+/* Reads the module's load bias, extent and build-id. Returns 1 if code lies above desc_addr or
+ * 2 GiB below it, which the records' function ids (desc - f, crashtrail/abi.h) cannot name. */
+static int ct_module_read_elf(struct ct_module *m, const ElfW(Ehdr) *eh, uintptr_t desc_addr) {
+  int bad_layout = 0;
   const ElfW(Phdr) *ph;
   uintptr_t lo = UINTPTR_MAX, hi = 0, first_vaddr = 0;
   int have_first = 0;
-  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) return;
+  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) return 0;
   ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
   for (int i = 0; i < eh->e_phnum; i++)
     if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0 && !have_first) {
@@ -56,8 +59,8 @@ static void ct_module_read_elf(struct ct_module *m, const ElfW(Ehdr) *eh, uintpt
       uintptr_t s = m->load_bias + ph[i].p_vaddr, e = s + ph[i].p_memsz;
       if (s < lo) lo = s;
       if (e > hi) hi = e;
-      if ((ph[i].p_flags & PF_X) && (e > desc || desc - s >= ((uintptr_t)1 << 31)))
-        m->code_above_desc = 1;
+      if ((ph[i].p_flags & PF_X) && (e > desc_addr || desc_addr - s >= ((uintptr_t)1 << 31)))
+        bad_layout = 1;
     } else if (ph[i].p_type == PT_NOTE) {
       const char *p = (const char *)(m->load_bias + ph[i].p_vaddr), *end = p + ph[i].p_memsz;
       while (p + sizeof(ElfW(Nhdr)) <= end) {
@@ -75,6 +78,7 @@ static void ct_module_read_elf(struct ct_module *m, const ElfW(Ehdr) *eh, uintpt
   }
   m->map_start = lo;
   m->map_end = hi;
+  return bad_layout;
 }
 
 /* Finds the path of the mapping that contains addr in /proc/self/maps. */
@@ -144,11 +148,9 @@ struct ct_module *ct_module_for(struct ct_module_desc *desc) {
     m->tab_start = desc->tab_start;
     m->tab_stop = desc->tab_stop;
     m->tab_addr = (uintptr_t)desc->tab_start;
-    if (desc->ehdr) ct_module_read_elf(m, desc->ehdr, (uintptr_t)desc);
+    int bad_layout = desc->ehdr && ct_module_read_elf(m, desc->ehdr, (uintptr_t)desc);
     ct_module_find_path(m, (uintptr_t)desc);
-    if (m->code_above_desc) {
-      /* Records name their function by desc - f (crashtrail/abi.h): a linker script that
-       * puts code above the module's data, or 2 GiB away from it, breaks that. */
+    if (bad_layout) { /* a linker script that puts code above the module's data */
       struct ct_msg msg = {{0}, 0};
       ct_msg_str(&msg, "crashtrail: ");
       ct_msg_str(&msg, m->path);

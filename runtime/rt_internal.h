@@ -52,7 +52,6 @@ CT_HIDDEN size_t ct_strlen(const char *s);             /* any */
 CT_HIDDEN void ct_strlcpy(char *dst, const char *src, size_t cap); /* any */
 CT_HIDDEN ssize_t ct_sys_write(int fd, const void *buf, size_t len); /* any: never intercepted */
 CT_HIDDEN int ct_write_all(int fd, const void *buf, size_t len);   /* any: 0 or -errno */
-CT_HIDDEN ssize_t ct_sys_pwrite(int fd, const void *buf, size_t len, uint64_t off); /* any */
 CT_HIDDEN ssize_t ct_read_file(const char *path, char *buf, size_t cap); /* any */
 
 /* A fixed-size line builder for messages written with one write(2). */
@@ -76,7 +75,6 @@ struct ct_module {
   struct ct_table_entry *tab_start, *tab_stop; /* after unload: a copy owned by the runtime */
   uintptr_t tab_addr;               /* where the tables lived in the module (for the metadata) */
   uint32_t build_id_len;
-  int code_above_desc;              /* layout the records cannot describe (modules.c) */
   uint8_t build_id[64];
   char path[CT_PATH_MAX];
 };

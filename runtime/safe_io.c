@@ -27,10 +27,6 @@ ssize_t ct_sys_write(int fd, const void *buf, size_t len) {
   return (ssize_t)syscall(SYS_write, fd, buf, len);
 }
 
-ssize_t ct_sys_pwrite(int fd, const void *buf, size_t len, uint64_t off) {
-  return (ssize_t)syscall(SYS_pwrite64, fd, buf, len, (off_t)off);
-}
-
 size_t ct_strlen(const char *s) {
   size_t n = 0;
   if (s)
