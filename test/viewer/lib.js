@@ -160,6 +160,18 @@ async function sourcePane(page) {
   });
 }
 
+/* The name of the current thread's lane, once it matches `re` (the lanes are redrawn in an
+ * animation frame after a selection, so a loaded machine shows the old lane for a moment); the
+ * name it has after 5 s otherwise, for the caller's assertion to report. */
+async function currentLane(page, re) {
+  const sel = '#lanes .lane.cur .lane-name';
+  await page.waitForFunction(([s, src]) => {
+    const e = document.querySelector(s);
+    return e && new RegExp(src).test(e.textContent);
+  }, [sel, re.source], { timeout: 5000 }).catch(() => {});
+  return page.textContent(sel);
+}
+
 /* The crash step of the crashed thread in `crashtrail show --format=json` output. */
 function crashStep(json) {
   const th = json.threads.find((t) => t.crashed);
@@ -168,4 +180,4 @@ function crashStep(json) {
 }
 
 module.exports = { assert, BIN, EXAMPLES, PROGRAMS, WORK, workDir, crash, crashtrail, report, reportData,
-                   showJson, launch, open, inView, selected, sourcePane, crashStep, run };
+                   showJson, launch, open, inView, selected, sourcePane, currentLane, crashStep, run };

@@ -230,9 +230,9 @@ test('in the served crash, loops fold and unfold, and threads switch', async () 
   const worker = jsonA.threads.find((t) => t.name === 'worker'), main = jsonA.threads.find((t) => t.name === 'main-loop');
   const lanes = await page.$$eval('#lanes .lane .lane-name', (ls) => ls.map((l) => l.firstChild.textContent));
   assert.deepEqual(lanes.sort(), ['main-loop', 'worker']);
-  assert.match(await page.textContent('#lanes .lane.cur .lane-name'), /^worker/);
+  assert.match(await L.currentLane(page, /^worker/), /^worker/);
   await page.click('#lanes .lane:has-text("main-loop") .lane-name');
-  assert.match(await page.textContent('#lanes .lane.cur .lane-name'), /^main-loop/);
+  assert.match(await L.currentLane(page, /^main-loop/), /^main-loop/);
   assert.match((await L.selected(page)).hash, new RegExp(`^#t=${main.tid}&s=\\d+$`));
   await page.keyboard.press('g');
   const index = await page.getAttribute('#steps .foldrow', 'data-index');
@@ -249,7 +249,7 @@ test('in the served crash, loops fold and unfold, and threads switch', async () 
   assert.match(await header.textContent(), /click to expand/);
   assert.equal(await next(), last);
   await page.keyboard.press('t');
-  assert.match(await page.textContent('#lanes .lane.cur .lane-name'), /^worker/);
+  assert.match(await L.currentLane(page, /^worker/), /^worker/);
   await page.keyboard.press('c');
   await page.keyboard.press('k');
   const sel = await L.selected(page);

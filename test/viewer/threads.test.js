@@ -30,11 +30,11 @@ after(async () => {
 });
 
 const laneNames = () => page.$$eval('#lanes .lane .lane-name', (ls) => ls.map((l) => l.firstChild.textContent));
-const currentLane = () => page.textContent('#lanes .lane.cur .lane-name');
+const currentLane = (re) => L.currentLane(page, re);
 
 test('one lane per thread; the crashed thread is open at its crash', async () => {
   assert.deepEqual((await laneNames()).sort(), ['main-loop', 'worker']);
-  assert.match(await currentLane(), /^worker/);
+  assert.match(await currentLane(/^worker/), /^worker/);
   assert.match(await page.textContent('#lanes .lane.cur'), /CRASHED/);
   const { step } = L.crashStep(json);
   assert.equal((await L.selected(page)).seq, step.seq);
@@ -55,7 +55,7 @@ async function onlyMainListed() {
 
 test('a lane click opens the other thread; its steps and source follow', async () => {
   await page.click('#lanes .lane:has-text("main-loop") .lane-name');
-  assert.match(await currentLane(), /^main-loop/);
+  assert.match(await currentLane(/^main-loop/), /^main-loop/);
   const sel = await L.selected(page);
   assert.match(sel.hash, new RegExp(`^#t=${main.tid}&s=\\d+$`));
   assert.match(sel.status, /thread main-loop/);
@@ -91,12 +91,12 @@ test('a lane click opens the other thread; its steps and source follow', async (
 
 test('`t` switches back to the worker at the same moment, and the link names the thread', async () => {
   await page.keyboard.press('t');
-  assert.match(await currentLane(), /^worker/);
+  assert.match(await currentLane(/^worker/), /^worker/);
   const sel = await L.selected(page);
   assert.match(sel.hash, new RegExp(`^#t=${worker.tid}&s=\\d+$`));
   await page.goto('file://' + html + `#t=${main.tid}&s=3`);
   await page.waitForSelector('body[data-ready="1"]');
-  assert.match(await currentLane(), /^main-loop/);
+  assert.match(await currentLane(/^main-loop/), /^main-loop/);
   assert.equal((await L.selected(page)).seq, 3);
 });
 
