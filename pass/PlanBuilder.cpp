@@ -58,6 +58,52 @@ struct Builder {
     }
   }
 
+  // A call marked `tail` whose result (or nothing) is returned right after it, which codegen
+  // may turn into a jump. If codegen keeps a call after all (arguments on the stack, say), the
+  // frame returns at once when the callee does: the timeline is the same, and only a crash
+  // inside the callee sees the frame in its unwound stack.
+  bool isTailPositionCall(const CallInst &CI) const {
+    auto *Ret = dyn_cast_or_null<ReturnInst>(CI.getNextNonDebugInstruction());
+    if (!Ret || !CI.isTailCall() || CI.hasFnAttr(Attribute::ReturnsTwice) ||
+        F.getFnAttribute("disable-tail-calls").getValueAsBool())
+      return false;
+    Value *RV = Ret->getReturnValue();
+    return RV ? RV == &CI : CI.getType()->isVoidTy();
+  }
+
+  // The optimiser merges a function's returns into one block, `phi; ret`, and leaves it to
+  // codegen to copy the return back behind each call that can then become a jump (what
+  // CodeGenPrepare's dupRetToEnableTailCallOpts does). Done here first, so that such a call is
+  // seen in tail position and nothing is inserted after it.
+  void duplicateReturnsAfterTailCalls() {
+    std::vector<BasicBlock *> Rets;
+    for (BasicBlock &BB : F)
+      if (isa<ReturnInst>(BB.getTerminator())) Rets.push_back(&BB);
+    for (BasicBlock *R : Rets) {
+      auto *Ret = cast<ReturnInst>(R->getTerminator());
+      Value *RV = Ret->getReturnValue();
+      auto *Phi = dyn_cast_or_null<PHINode>(RV);
+      if (RV && (!Phi || Phi->getParent() != R)) continue;
+      bool OnlyPhi = true; // the block is `[phi]; ret` (debug markers aside)
+      for (Instruction &I : *R)
+        if (&I != Ret && &I != Phi && !isa<DbgInfoIntrinsic>(I)) OnlyPhi = false;
+      if (!OnlyPhi) continue;
+      SmallVector<BasicBlock *, 8> Preds(predecessors(R));
+      for (BasicBlock *Pred : Preds) {
+        auto *Br = dyn_cast<BranchInst>(Pred->getTerminator());
+        if (!Br || Br->isConditional()) continue;
+        auto *CI = dyn_cast_or_null<CallInst>(Br->getPrevNonDebugInstruction());
+        if (!CI || !CI->isTailCall() || CI->isMustTailCall()) continue;
+        if (Phi ? Phi->getIncomingValueForBlock(Pred) != CI : !CI->getType()->isVoidTy()) continue;
+        auto *NewRet = ReturnInst::Create(F.getContext(), Phi ? CI : nullptr, Br);
+        NewRet->setDebugLoc(Ret->getDebugLoc());
+        Br->eraseFromParent();
+        R->removePredecessor(Pred, /*KeepOneInputPHIs=*/true);
+      }
+      if (pred_empty(R) && R != &F.getEntryBlock()) R->eraseFromParent();
+    }
+  }
+
   void splitAtCalls() {
     std::vector<CallBase *> Calls;
     for (BasicBlock &BB : F)
@@ -78,7 +124,10 @@ struct Builder {
       }
       if (isa<CallBrInst>(CB)) continue; // inline asm goto: a branch, see classify()
       auto *CI = cast<CallInst>(CB);
-      if (CI->isMustTailCall()) { // must stay right before its ret: a CALL with no continuation
+      // A musttail call must stay right before its ret; a call in tail position stays there
+      // so that codegen can still make it a jump (nothing of ours follows it): both are CALLs
+      // with no continuation, the callee takes the frame's place.
+      if (CI->isMustTailCall() || isTailPositionCall(*CI)) {
         CallEnds[CI->getParent()] = {CI, nullptr};
         continue;
       }
@@ -137,11 +186,13 @@ struct Builder {
       CallBase *CB = CE->second.first;
       B.Call = CB;
       B.Callee = calleeName(*CB);
-      B.Stamped = calleeMayBeForeign(*CB);
       auto *CI = dyn_cast<CallInst>(CB);
+      bool TailPosition = CI && !CE->second.second && !CI->isMustTailCall();
+      // A call in tail position is also the frame's return: stamped as its return would be.
+      B.Stamped = calleeMayBeForeign(*CB) || (TailPosition && StampExit);
       B.Elidable = CI && CI->getCalledFunction() && !CI->isMustTailCall() &&
                    !CI->hasFnAttr(Attribute::ReturnsTwice) && !CI->doesNotReturn() &&
-                   !CI->getCalledFunction()->doesNotReturn() && CE->second.second;
+                   !CI->getCalledFunction()->doesNotReturn();
       if (auto *II = dyn_cast<InvokeInst>(CB)) {
         B.Term = CT_TERM_INVOKE;
         B.Succs = {{Index[II->getNormalDest()], {}}, {Index[II->getUnwindDest()], {}}};
@@ -345,6 +396,9 @@ struct Builder {
       // scope declarations, phis. A lifetime marker would give the timeline a step on a
       // declaration, or on the brace before a return.
       if (isa<PHINode>(I)) continue;
+      // The return after a call with no continuation runs no code of its own: the call is the
+      // frame's last step (a jump, once codegen has made it a tail call).
+      if (isa<ReturnInst>(I) && B.Term == CT_TERM_CALL && B.Succs.empty()) continue;
       if (auto *II = dyn_cast<IntrinsicInst>(&I))
         if (II->isAssumeLikeIntrinsic()) continue;
       // A no-op cast (the bitcast of a local for its lifetime marker) makes no code either.
@@ -366,6 +420,7 @@ struct Builder {
         Why = "funclet-based exception handling";
         return false;
       }
+    duplicateReturnsAfterTailCalls();
     readProbabilities();
     splitAtCalls();
     splitSwitchEdges();

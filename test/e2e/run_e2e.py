@@ -8,6 +8,7 @@ The expected timeline is written in the program's own header, by hand, from its 
     expect-O0: m1 m2 c1 ...          the crashed thread's steps, as //@markers in the source
     expect-O2: ...
     stack: f g main                  the stack's outermost functions, innermost first
+    stack-O2: f main                 the same for one optimisation level (tail calls leave frames)
     stack-contains: main             a function the stack must contain
     crashed-thread: NAME             the crashed thread's name
     library: shape.c                 built as lib<shape>.so and linked to the program
@@ -36,7 +37,7 @@ from window_check import check_windows  # noqa: E402
 def parse_header(path):
     text = open(path).read()
     spec = {}
-    for key in ("signal", "exit", "expect-O0", "expect-O2", "expect-O0@19", "expect-O2@19", "stack",
+    for key in ("signal", "exit", "expect-O0", "expect-O2", "expect-O0@19", "expect-O2@19", "stack", "stack-O0", "stack-O2",
                 "stack-contains", "crashed-thread", "library", "own-files-only", "crash-function",
                 "inlined-crash", "strip", "other-thread", "locals", "locals-O0", "locals-O2"):
         m = re.search(r"^\s*(?:\*|//)?\s*" + re.escape(key) + r":\s*(.+)$", text, re.M)
@@ -174,10 +175,11 @@ def check_locals(spec, opt, thread):
                  % (name, value, got.get(name, "<missing>"), got))
 
 
-def check_stack(spec, stack):
+def check_stack(spec, opt, stack):
     names = [f["function"] for f in stack]
-    if "stack" in spec:
-        want = spec["stack"].split()
+    key = "stack-" + opt if "stack-" + opt in spec else "stack"
+    if key in spec:
+        want = spec[key].split()
         ours = [n for n in names if n in want or n == "main"]
         if ours[:len(want)] != want:
             fail("stack %s does not start with %s" % (names, want))
@@ -257,7 +259,7 @@ def main():
             fail("crashed thread is %r, expected %r" % (th["name"], spec["crashed-thread"]))
         lib_module = "lib" + os.path.splitext(spec["library"])[0] + ".so" if "library" in spec else None
         check_steps(spec, args.opt, th["steps"], marks, lib_module, os.path.basename(exe), llvm_major(args.clang))
-        check_stack(spec, th["stack"])
+        check_stack(spec, args.opt, th["stack"])
         check_locals(spec, args.opt, th)
         check_crash_step(spec, th["steps"][-1], th["stack"])
         if "other-thread" in spec:

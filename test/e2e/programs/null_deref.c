@@ -1,10 +1,13 @@
-/* A NULL dereference three calls deep, after a loop and an if/else.
+/* A NULL dereference three calls deep, after a loop and an if/else. At -O2 check's call of
+ * inspect is a tail call (a jump, as without crashtrail), so the stack has no frame of check;
+ * the timeline shows check's last step before inspect's.
  *
  * crashtrail-e2e
  * signal: SIGSEGV
  * expect-O0: m1 m2 c1 t1 t2 t3 t2 t4 c1 c2 i1 i2 r1
  * expect-O2: m1 m2 c1 t2 t3 t2 t4 c2 i1 i2 r1
- * stack: read_weight inspect check main
+ * stack-O0: read_weight inspect check main
+ * stack-O2: read_weight inspect main
  * locals: it=NULL
  */
 #include <stdio.h>
