@@ -303,6 +303,15 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     if (st != CT_WALK_BLOCK) break;
   }
   if (st == CT_WALK_BAD) ct_timeline_warn(t, "the unfinished path does not fit %s (%s)", f->display, w.why);
+  /* The walk ended where a check point fires (the bits are exactly what its record will hold):
+   * the frame is in that check's flush, at the start of the block, whose record is not written
+   * yet (else the accumulator would have restarted at the check's site). The block has begun:
+   * its check carries its first line. */
+  if (st == CT_WALK_END && (f->wb[w.block].info & CT_WB_KIND) != CT_WB_END &&
+      nb < sizeof blocks / sizeof blocks[0]) {
+    blocks[nb++] = w.end;
+    determined = nb;
+  }
   long behind = pc_in_successor(rf, f, st, blocks, nb, sizeof blocks / sizeof blocks[0]);
   if (behind >= 0) blocks[nb++] = (uint32_t)behind;
   /* The crash line: in the last block of the path that has it. A block can list the line

@@ -249,6 +249,32 @@ def edge_store_signal(args):
         len(stores), "; ".join(bad) if bad else "every last 8 lines right")
 
 
+def check_flush_signal(args):
+    r = Repro(args, "check_flush_signal", "O2")
+    work = r.symbol_delta("work")
+    dis = sh(["objdump", "-d", "--no-show-raw-insn", r.exe]).stdout
+    body = dis.split("<work>:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    ins = [(int(l.split(":")[0], 16), l.split(":", 1)[1].strip()) for l in body if ":" in l]
+    start = ins[0][0]
+    # A check point: the accumulator tested against its limit, and a jump to the flush.
+    flushes = [int(j.split()[1], 16) for (_, t), (_, j) in zip(ins, ins[1:])
+               if re.match(r"test\s+\$0xffffffff[0-9a-f]+,%r", t) and j.startswith("jne")]
+    call_line = line_of(r.src, "printf(\"%d\\n\", work(1000));")
+    bad = []
+    for a in flushes:
+        o, t = r.run("-a", "%d:2" % (work + a - start))
+        # Every line since work() was called: its iterations repeat the same lines, so a short
+        # tail would not see one go missing.
+        o, t = after_last(o, call_line), after_last(t, call_line) if call_line in t else t
+        if o != t:
+            bad.append("flush at work+%#x: CPU %d lines, timeline %d; last CPU %s, timeline %s"
+                       % (a - start, len(o), len(t), o[-12:], t[-12:]))
+    if not flushes:
+        return True, "no check point found in work(): nothing tested"
+    return bool(bad), "%d check flushes; %s" % (
+        len(flushes), "; ".join(bad) if bad else "every line since work() was called right")
+
+
 def valgrind_dwarf5(args):
     """Any instrumented program, itself built with -gdwarf-4: valgrind 3.19 cannot read the DWARF 5
     of crashtrail's runtime objects and gives up before the program starts."""
@@ -280,7 +306,8 @@ def lua_dispatch(args):
 
 
 CHECKS = [decl_line, libc_call, lifetime_lines, crash_line_twice, line0_crash_step, prologue_signal,
-          refill_signal, edge_store_signal, valgrind_dwarf5, lua_dispatch, line_order, entry_hoist]
+          refill_signal, edge_store_signal, valgrind_dwarf5, lua_dispatch, line_order, entry_hoist,
+          check_flush_signal]
 
 
 def main():

@@ -1,0 +1,43 @@
+/* Reproducer (docs/fidelity.md, bug L), -O2: a signal inside the flush of a loop check that
+ * fired. A check point flushes the accumulator when its next iteration could overflow it; the
+ * flush is cold code at the check's line, run before the loop header's own code. A signal that
+ * lands there, before the record is stored, finds the accumulator full: its walk ends exactly
+ * where the check fires, and the walk reported the end without that block, so the crash line
+ * was looked up in the blocks before it and found an iteration earlier (seen in
+ * `threads.O2.kill.3` of the full matrix: the last iteration of round_of_work's loop missing,
+ * LCS/200 0.940). check.py sends SIGSEGV at the flush of every check in work() (its 2nd
+ * arrival) and compares every line since work() was called with the CPU's (the iterations
+ * repeat the same lines: only their number tells one missing). */
+#include <stdio.h>
+
+struct entry {
+  struct entry *next;
+  unsigned key;
+  int value;
+};
+
+static struct entry pool[64], *bucket[8];
+
+__attribute__((noinline)) static int work(int rounds) {
+  int found = 0;
+  for (int i = 0; i < rounds; i++) {
+    unsigned key = (unsigned)(i * 2654435761u) % 64;
+    for (struct entry *e = bucket[key % 8]; e; e = e->next)
+      if (e->key == key) {
+        found += e->value;
+        break;
+      }
+  }
+  return found;
+}
+
+int main(void) {
+  for (int i = 0; i < 64; i++) {
+    pool[i].key = (unsigned)i;
+    pool[i].value = i;
+    pool[i].next = bucket[i % 8];
+    bucket[i % 8] = &pool[i];
+  }
+  printf("%d\n", work(1000));
+  return 0;
+}
