@@ -55,6 +55,8 @@ struct ct_callstack {
   int gap;        /* the next step starts after lost history */
   struct ct_step_window *sw; /* windowed decoding (timeline max_steps), else NULL */
   struct callee_slot callees[1u << CALLEE_CACHE_BITS]; /* direct-mapped, by calling block */
+  const struct ct_module *last_mod; /* the newest record given: its module, function, value */
+  uint64_t last_fn, last_acc;
 };
 
 struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread *th) {
@@ -67,6 +69,15 @@ struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread
     return NULL;
   }
   return cs;
+}
+
+int ct_callstack_last_record(const struct ct_callstack *cs, const struct ct_module **m,
+                              uint64_t *fn, uint64_t *acc) {
+  if (!cs->last_mod) return 0;
+  *m = cs->last_mod;
+  *fn = cs->last_fn;
+  *acc = cs->last_acc;
+  return 1;
 }
 
 void ct_callstack_free(struct ct_callstack *cs) {
@@ -352,6 +363,9 @@ static int record_summarised(struct ct_callstack *cs, const struct ct_rec *r, st
 
 void ct_callstack_record(struct ct_callstack *cs, const struct ct_rec *r, struct ct_module *m,
                          uint16_t mod, int gap) {
+  cs->last_mod = m;
+  cs->last_fn = r->fn;
+  cs->last_acc = r->acc;
   if (cs->sw && !cs->t->keep_blocks && r->fn && record_summarised(cs, r, m, mod, gap)) return;
   struct ct_tl_thread *th = cs->th;
   const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);

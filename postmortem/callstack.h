@@ -25,6 +25,10 @@ struct ct_callstack;
 
 struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread *th);
 void ct_callstack_free(struct ct_callstack *cs);
+/* The newest record given to ct_callstack_record (its module, function address at run time and
+ * accumulator); 0 if none. */
+int ct_callstack_last_record(const struct ct_callstack *cs, const struct ct_module **m,
+                             uint64_t *fn, uint64_t *acc);
 
 /* Appends the steps of record r (of module m, index mod_index in t->mods) and of the elided
  * records before it. `gap`: history before it was lost. */

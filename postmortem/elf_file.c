@@ -171,6 +171,18 @@ const void *ct_elf_section(const struct ct_elf *e, const char *name, size_t *len
   return e->map + s->sh_offset;
 }
 
+const uint8_t *ct_elf_bytes_at(const struct ct_elf *e, uint64_t vaddr, size_t len) {
+  for (size_t i = 0; i < e->nsh; i++) {
+    const Elf64_Shdr *s = &e->sh[i];
+    if (!(s->sh_flags & SHF_ALLOC) || s->sh_type == SHT_NOBITS || (s->sh_flags & SHF_COMPRESSED) ||
+        vaddr < s->sh_addr || vaddr - s->sh_addr > s->sh_size || len > s->sh_size - (vaddr - s->sh_addr))
+      continue;
+    if (!in_file(e, s->sh_offset, s->sh_size)) return NULL;
+    return e->map + s->sh_offset + (vaddr - s->sh_addr);
+  }
+  return NULL;
+}
+
 static size_t note_build_id(const uint8_t *p, size_t len, const uint8_t **id) {
   size_t at = 0;
   while (len - at >= 12) {

@@ -18,6 +18,10 @@ const char *ct_elf_path(const struct ct_elf *e);
 /* The contents of a section with file data, or NULL if absent, empty or SHT_NOBITS. */
 const void *ct_elf_section(const struct ct_elf *e, const char *name, size_t *len);
 
+/* The file's bytes at link-time addresses [vaddr, vaddr + len) of one allocated section with
+ * file data (code, say), or NULL if they are not all in one such section. */
+const uint8_t *ct_elf_bytes_at(const struct ct_elf *e, uint64_t vaddr, size_t len);
+
 /* The GNU build-id; returns its length (0 if none). */
 size_t ct_elf_build_id(const struct ct_elf *e, const uint8_t **id);
 

@@ -273,12 +273,50 @@ static long pc_in_successor(const struct raw_frame *rf, const struct ct_mfunc *f
 /* Walks the live accumulator of frame rf up to its crash line. `callee`: the function rf is
  * suspended in (its inner frame's symbol), NULL for the innermost frame; fn_start: the
  * function's link-time address. */
+/* Whether the instruction that ends right before the frame's pc stores a register to a TLS
+ * variable, `mov %r, %fs:...` (the store of a ring position that commits a record): with an
+ * absolute offset (64 REX.W 89 /r, SIB 25, disp32: executables) or through a register holding
+ * it (64 REX.W 89 /r, mod 00: initial-exec TLS in a shared object). */
+static int after_tls_store(const struct raw_frame *rf) {
+  const struct ct_elf *e = rf->mod ? rf->mod->elf : NULL;
+  const uint8_t *p = e && rf->link >= 9 ? ct_elf_bytes_at(e, rf->link - 9, 9) : NULL;
+  if (!p) return 0;
+  if (p[0] == 0x64 && (p[1] & 0xFB) == 0x48 && p[2] == 0x89 && (p[3] & 0xC7) == 0x04 && p[4] == 0x25)
+    return 1;
+  p += 5; /* the last 4 bytes */
+  return p[0] == 0x64 && (p[1] & 0xFA) == 0x48 && p[2] == 0x89 && (p[3] & 0xC0) == 0 &&
+         (p[3] & 7) != 4 && (p[3] & 7) != 5;
+}
+
+/* A check point that fired has stored its record, and the frame stopped between the store of
+ * the ring position and the accumulator's restart: the accumulator still holds the record's
+ * bits, which the ring holds already. Then returns the accumulator the frame has in effect,
+ * the check's site with no bits; else acc unchanged. (Only a check: at a call or a return the
+ * frame's next step is another's.) The newest record must be this one, and the instruction
+ * before the pc the position's store. */
+static uint64_t after_check_commit(struct ct_callstack *cs, const struct raw_frame *rf,
+                                   const struct ct_mfunc *f, uint64_t fn_start, uint64_t acc) {
+  const struct ct_module *m;
+  uint64_t fn, racc;
+  struct ct_walk w;
+  if (!cs || !ct_callstack_last_record(cs, &m, &fn, &racc) || m != rf->mod || racc != acc ||
+      fn - m->bias != fn_start)
+    return acc;
+  int st = ct_walk_start(&w, f, acc);
+  while (st == CT_WALK_BLOCK) st = ct_walk_next(&w, 1);
+  if (st != CT_WALK_END || (f->wb[w.block].info & CT_WB_KIND) == CT_WB_END ||
+      f->block_site[w.end] < 0 || !after_tls_store(rf))
+    return acc;
+  return (1ull << f->site_bits) | (uint64_t)f->block_site[w.end];
+}
+
 static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
                          struct raw_frame *rf, const struct ct_mfunc *f, uint64_t acc, int first,
                          const char *callee, uint64_t fn_start) {
   struct ct_walk w;
   uint32_t blocks[4096];
   size_t nb = 0, determined = 0;
+  if (first) acc = after_check_commit(cs, rf, f, fn_start, acc);
   int st = ct_walk_start(&w, f, acc);
   if (st != CT_WALK_BLOCK) {
     ct_timeline_warn(t, "the crashing frame's unfinished path is unreadable (%s)", w.why);

@@ -259,20 +259,26 @@ def check_flush_signal(args):
     # A check point: the accumulator tested against its limit, and a jump to the flush.
     flushes = [int(j.split()[1], 16) for (_, t), (_, j) in zip(ins, ins[1:])
                if re.match(r"test\s+\$0xffffffff[0-9a-f]+,%r", t) and j.startswith("jne")]
+    # Each flush twice: at its start (the record not stored yet) and right after the store of
+    # the ring position (the record stored, the accumulator not restarted yet).
+    points = []
+    for a in flushes:
+        after = [i for i, (b, t) in enumerate(ins) if b >= a and re.match(r"mov\s+%\w+,%fs:", t)]
+        points += [a] + ([ins[after[0] + 1][0]] if after and after[0] + 1 < len(ins) else [])
     call_line = line_of(r.src, "printf(\"%d\\n\", work(1000));")
     bad = []
-    for a in flushes:
+    for a in points:
         o, t = r.run("-a", "%d:2" % (work + a - start))
         # Every line since work() was called: its iterations repeat the same lines, so a short
         # tail would not see one go missing.
         o, t = after_last(o, call_line), after_last(t, call_line) if call_line in t else t
         if o != t:
-            bad.append("flush at work+%#x: CPU %d lines, timeline %d; last CPU %s, timeline %s"
+            bad.append("signal at work+%#x: CPU %d lines, timeline %d; last CPU %s, timeline %s"
                        % (a - start, len(o), len(t), o[-12:], t[-12:]))
     if not flushes:
         return True, "no check point found in work(): nothing tested"
-    return bool(bad), "%d check flushes; %s" % (
-        len(flushes), "; ".join(bad) if bad else "every line since work() was called right")
+    return bool(bad), "%d check flushes, %d signals; %s" % (
+        len(flushes), len(points), "; ".join(bad) if bad else "every line since work() was called right")
 
 
 def valgrind_dwarf5(args):

@@ -1,13 +1,16 @@
 /* Reproducer (docs/fidelity.md, bug L), -O2: a signal inside the flush of a loop check that
  * fired. A check point flushes the accumulator when its next iteration could overflow it; the
  * flush is cold code at the check's line, run before the loop header's own code. A signal that
- * lands there, before the record is stored, finds the accumulator full: its walk ends exactly
+ * lands there before the record is stored finds the accumulator full: its walk ends exactly
  * where the check fires, and the walk reported the end without that block, so the crash line
  * was looked up in the blocks before it and found an iteration earlier (seen in
  * `threads.O2.kill.3` of the full matrix: the last iteration of round_of_work's loop missing,
- * LCS/200 0.940). check.py sends SIGSEGV at the flush of every check in work() (its 2nd
+ * LCS/200 0.940). One instruction later in the flush, after the store of the ring position and
+ * before the accumulator restarts, the record is in the ring and still in the accumulator,
+ * whose DWARF location is the register until it is overwritten: the iterations were shown
+ * twice. check.py sends SIGSEGV at both places of every check's flush in work() (their 2nd
  * arrival) and compares every line since work() was called with the CPU's (the iterations
- * repeat the same lines: only their number tells one missing). */
+ * repeat the same lines: only their number tells one missing or doubled). */
 #include <stdio.h>
 
 struct entry {
