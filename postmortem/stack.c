@@ -288,26 +288,28 @@ static int after_tls_store(const struct raw_frame *rf) {
          (p[3] & 7) != 4 && (p[3] & 7) != 5;
 }
 
-/* A check point that fired has stored its record, and the frame stopped between the store of
- * the ring position and the accumulator's restart: the accumulator still holds the record's
- * bits, which the ring holds already. Then returns the accumulator the frame has in effect,
- * the check's site with no bits; else acc unchanged. (Only a check: at a call or a return the
- * frame's next step is another's.) The newest record must be this one, and the instruction
- * before the pc the position's store. */
-static uint64_t after_check_commit(struct ct_callstack *cs, const struct raw_frame *rf,
-                                   const struct ct_mfunc *f, uint64_t fn_start, uint64_t acc) {
+/* The frame stopped right after a flush stored the ring position (the record is in the ring)
+ * and before its accumulator restarted or control left (a call, a return): the accumulator
+ * still holds the record's bits, which its DWARF location names until the register is
+ * overwritten. Requires the newest record to be this frame's function with this value, its
+ * walk to end at a flush, and the instruction before the pc to be the position's store.
+ * Returns 0 if not; 1 for a check point that fired (*acc becomes what the frame has in effect:
+ * the check's site with no bits); 2 for a call's or a return's flush (nothing has run since). */
+static int after_flush_commit(struct ct_callstack *cs, const struct raw_frame *rf,
+                              const struct ct_mfunc *f, uint64_t fn_start, uint64_t *acc) {
   const struct ct_module *m;
   uint64_t fn, racc;
   struct ct_walk w;
-  if (!cs || !ct_callstack_last_record(cs, &m, &fn, &racc) || m != rf->mod || racc != acc ||
+  if (!cs || !ct_callstack_last_record(cs, &m, &fn, &racc) || m != rf->mod || racc != *acc ||
       fn - m->bias != fn_start)
-    return acc;
-  int st = ct_walk_start(&w, f, acc);
+    return 0;
+  int st = ct_walk_start(&w, f, *acc);
   while (st == CT_WALK_BLOCK) st = ct_walk_next(&w, 1);
-  if (st != CT_WALK_END || (f->wb[w.block].info & CT_WB_KIND) == CT_WB_END ||
-      f->block_site[w.end] < 0 || !after_tls_store(rf))
-    return acc;
-  return (1ull << f->site_bits) | (uint64_t)f->block_site[w.end];
+  if (st != CT_WALK_END || !after_tls_store(rf)) return 0;
+  if ((f->wb[w.block].info & CT_WB_KIND) == CT_WB_END) return 2;
+  if (f->block_site[w.end] < 0) return 0;
+  *acc = (1ull << f->site_bits) | (uint64_t)f->block_site[w.end];
+  return 1;
 }
 
 static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
@@ -316,7 +318,10 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   struct ct_walk w;
   uint32_t blocks[4096];
   size_t nb = 0, determined = 0;
-  if (first) acc = after_check_commit(cs, rf, f, fn_start, acc);
+  if (first && after_flush_commit(cs, rf, f, fn_start, &acc) == 2) {
+    mark_crash_line(t, th, rf, f, 1); /* the record's last step is the frame's last */
+    return;
+  }
   int st = ct_walk_start(&w, f, acc);
   if (st != CT_WALK_BLOCK) {
     ct_timeline_warn(t, "the crashing frame's unfinished path is unreadable (%s)", w.why);
