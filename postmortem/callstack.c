@@ -114,6 +114,12 @@ static void pop(struct ct_callstack *cs) {
   cs->th->depth--;
 }
 
+int ct_callstack_uncall(struct ct_callstack *cs, const struct ct_mfunc *f) {
+  if (cs->n < 2 || cs->fr[cs->n - 2].kind != FR_KNOWN || cs->fr[cs->n - 2].f != f) return 0;
+  pop(cs);
+  return 1;
+}
+
 static void log_block(struct ct_tl_thread *th, const struct ct_mfunc *f, uint32_t block,
                       uint16_t module) {
   if (th->nblocks == th->blocks_cap) {

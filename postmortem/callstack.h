@@ -25,6 +25,10 @@ struct ct_callstack;
 
 struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread *th);
 void ct_callstack_free(struct ct_callstack *cs);
+/* The innermost frame, entered by a call of f whose record was the newest, was not entered
+ * after all (the thread stopped at the call instruction): pops it. 0 if the frame below is not
+ * f's. */
+int ct_callstack_uncall(struct ct_callstack *cs, const struct ct_mfunc *f);
 /* The newest record given to ct_callstack_record (its module, function address at run time and
  * accumulator); 0 if none. */
 int ct_callstack_last_record(const struct ct_callstack *cs, const struct ct_module **m,

@@ -312,6 +312,38 @@ static int after_flush_commit(struct ct_callstack *cs, const struct raw_frame *r
   return 1;
 }
 
+/* Whether the frame's pc is a call instruction (e8 rel32, or ff /2 with an optional REX). */
+static int at_call_instruction(const struct raw_frame *rf) {
+  const struct ct_elf *e = rf->mod ? rf->mod->elf : NULL;
+  const uint8_t *p = e ? ct_elf_bytes_at(e, rf->link, 3) : NULL;
+  if (!p) return 0;
+  if ((p[0] & 0xF0) == 0x40) p++; /* REX */
+  return p[0] == 0xE8 || (p[0] == 0xFF && ((p[1] >> 3) & 7) == 2);
+}
+
+/* The crashing frame stopped at the call instruction of a call whose flush is the newest
+ * record (a stack overflow faults there; a kill may land there): its accumulator has already
+ * restarted at the after-call site, but the callee has not been entered, although the record
+ * made the model enter it. The callee's frame is taken back, so that its branch-free code is
+ * not shown as run. */
+static int stopped_at_recorded_call(struct ct_callstack *cs, const struct raw_frame *rf,
+                                    const struct ct_mfunc *f, uint64_t fn_start,
+                                    const struct ct_walk *pending) {
+  const struct ct_module *m;
+  uint64_t fn, racc;
+  struct ct_walk w;
+  if (!cs || pending->nbits || f->site_kind[pending->site] != CT_SITE_AFTER_CALL ||
+      !ct_callstack_last_record(cs, &m, &fn, &racc) || m != rf->mod || fn - m->bias != fn_start)
+    return 0;
+  int st = ct_walk_start(&w, f, racc);
+  while (st == CT_WALK_BLOCK) st = ct_walk_next(&w, 1);
+  const struct ct_mblock *mb = st == CT_WALK_END ? &f->blocks[w.block] : NULL;
+  if (!mb || mb->term != CT_TERM_CALL || !mb->nsucc ||
+      mb->succ[0].block != f->site_block[pending->site] || !at_call_instruction(rf))
+    return 0;
+  return ct_callstack_uncall(cs, f);
+}
+
 static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
                          struct raw_frame *rf, const struct ct_mfunc *f, uint64_t acc, int first,
                          const char *callee, uint64_t fn_start) {
@@ -326,6 +358,10 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   if (st != CT_WALK_BLOCK) {
     ct_timeline_warn(t, "the crashing frame's unfinished path is unreadable (%s)", w.why);
     mark_crash_line(t, th, rf, f, 0);
+    return;
+  }
+  if (first && stopped_at_recorded_call(cs, rf, f, fn_start, &w)) {
+    mark_crash_line(t, th, rf, f, 1); /* the call's line, the record's last step */
     return;
   }
   /* The records the program skipped since its last one (the branch-free ends of callees

@@ -289,6 +289,29 @@ def check_flush_signal(args):
         len(flushes), reached, "; ".join(bad) if bad else "every line since work() was called right")
 
 
+def call_signal(args):
+    r = Repro(args, "call_signal", "O2")
+    visit = r.symbol_delta("visit")
+    dis = sh(["objdump", "-d", "--no-show-raw-insn", r.exe]).stdout
+    body = dis.split("<visit>:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    ins = [(int(l.split(":")[0], 16), l.split(":", 1)[1].strip()) for l in body if ":" in l]
+    start = ins[0][0]
+    # A call after a flush: the ring position stored, at most two moves, the call.
+    calls = [c for k, (c, t) in enumerate(ins) if t.startswith("call") and "<note>" in t and
+             any(re.match(r"mov\s+%\w+,%fs:", x) for _, x in ins[max(0, k - 3):k])]
+    call_line = line_of(r.src, "printf(\"%d\\n\", visit(30));")
+    bad = []
+    for a in calls:
+        o, t = r.run("-a", "%d:2" % (visit + a - start))
+        o, t = after_last(o, call_line), after_last(t, call_line) if call_line in t else t
+        if o != t:
+            bad.append("signal at visit+%#x: CPU %s, timeline %s" % (a - start, o[-8:], t[-8:]))
+    if not calls:
+        return True, "no call after a flush in visit(): nothing tested"
+    return bool(bad), "%d calls after a flush; %s" % (
+        len(calls), "; ".join(bad) if bad else "every line since visit() was called right")
+
+
 def valgrind_dwarf5(args):
     """Any instrumented program, itself built with -gdwarf-4: valgrind 3.19 cannot read the DWARF 5
     of crashtrail's runtime objects and gives up before the program starts."""
@@ -321,7 +344,7 @@ def lua_dispatch(args):
 
 CHECKS = [decl_line, libc_call, lifetime_lines, crash_line_twice, line0_crash_step, prologue_signal,
           refill_signal, edge_store_signal, valgrind_dwarf5, lua_dispatch, line_order, entry_hoist,
-          check_flush_signal]
+          check_flush_signal, call_signal]
 
 
 def main():
