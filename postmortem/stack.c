@@ -270,9 +270,6 @@ static long pc_in_successor(const struct raw_frame *rf, const struct ct_mfunc *f
   return -1;
 }
 
-/* Walks the live accumulator of frame rf up to its crash line. `callee`: the function rf is
- * suspended in (its inner frame's symbol), NULL for the innermost frame; fn_start: the
- * function's link-time address. */
 /* Whether the instruction that ends right before the frame's pc stores a register to a TLS
  * variable, `mov %r, %fs:...` (the store of a ring position that commits a record): with an
  * absolute offset (64 REX.W 89 /r, SIB 25, disp32: executables) or through a register holding
@@ -288,6 +285,20 @@ static int after_tls_store(const struct raw_frame *rf) {
          (p[3] & 7) != 4 && (p[3] & 7) != 5;
 }
 
+/* Whether the thread's newest record is one of f's in rf's module whose walk ends at its flush
+ * (a check that fired, a call, a return): *acc is its accumulator, w the walk at its end. */
+static int newest_record_end(struct ct_callstack *cs, const struct raw_frame *rf,
+                             const struct ct_mfunc *f, uint64_t fn_start, uint64_t *acc,
+                             struct ct_walk *w) {
+  const struct ct_module *m;
+  uint64_t fn;
+  if (!cs || !ct_callstack_last_record(cs, &m, &fn, acc) || m != rf->mod || fn - m->bias != fn_start)
+    return 0;
+  int st = ct_walk_start(w, f, *acc);
+  while (st == CT_WALK_BLOCK) st = ct_walk_next(w, 1);
+  return st == CT_WALK_END;
+}
+
 /* The frame stopped right after a flush stored the ring position (the record is in the ring)
  * and before its accumulator restarted or control left (a call, a return): the accumulator
  * still holds the record's bits, which its DWARF location names until the register is
@@ -297,15 +308,10 @@ static int after_tls_store(const struct raw_frame *rf) {
  * the check's site with no bits); 2 for a call's or a return's flush (nothing has run since). */
 static int after_flush_commit(struct ct_callstack *cs, const struct raw_frame *rf,
                               const struct ct_mfunc *f, uint64_t fn_start, uint64_t *acc) {
-  const struct ct_module *m;
-  uint64_t fn, racc;
+  uint64_t racc;
   struct ct_walk w;
-  if (!cs || !ct_callstack_last_record(cs, &m, &fn, &racc) || m != rf->mod || racc != *acc ||
-      fn - m->bias != fn_start)
+  if (!newest_record_end(cs, rf, f, fn_start, &racc, &w) || racc != *acc || !after_tls_store(rf))
     return 0;
-  int st = ct_walk_start(&w, f, *acc);
-  while (st == CT_WALK_BLOCK) st = ct_walk_next(&w, 1);
-  if (st != CT_WALK_END || !after_tls_store(rf)) return 0;
   if ((f->wb[w.block].info & CT_WB_KIND) == CT_WB_END) return 2;
   if (f->block_site[w.end] < 0) return 0;
   *acc = (1ull << f->site_bits) | (uint64_t)f->block_site[w.end];
@@ -329,21 +335,21 @@ static int at_call_instruction(const struct raw_frame *rf) {
 static int stopped_at_recorded_call(struct ct_callstack *cs, const struct raw_frame *rf,
                                     const struct ct_mfunc *f, uint64_t fn_start,
                                     const struct ct_walk *pending) {
-  const struct ct_module *m;
-  uint64_t fn, racc;
+  uint64_t racc;
   struct ct_walk w;
-  if (!cs || pending->nbits || f->site_kind[pending->site] != CT_SITE_AFTER_CALL ||
-      !ct_callstack_last_record(cs, &m, &fn, &racc) || m != rf->mod || fn - m->bias != fn_start)
+  if (pending->nbits || f->site_kind[pending->site] != CT_SITE_AFTER_CALL ||
+      !newest_record_end(cs, rf, f, fn_start, &racc, &w))
     return 0;
-  int st = ct_walk_start(&w, f, racc);
-  while (st == CT_WALK_BLOCK) st = ct_walk_next(&w, 1);
-  const struct ct_mblock *mb = st == CT_WALK_END ? &f->blocks[w.block] : NULL;
-  if (!mb || mb->term != CT_TERM_CALL || !mb->nsucc ||
+  const struct ct_mblock *mb = &f->blocks[w.block];
+  if (mb->term != CT_TERM_CALL || !mb->nsucc ||
       mb->succ[0].block != f->site_block[pending->site] || !at_call_instruction(rf))
     return 0;
   return ct_callstack_uncall(cs, f);
 }
 
+/* Walks the live accumulator of frame rf up to its crash line. `callee`: the function rf is
+ * suspended in (its inner frame's symbol), NULL for the innermost frame; fn_start: the
+ * function's link-time address. */
 static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
                          struct raw_frame *rf, const struct ct_mfunc *f, uint64_t acc, int first,
                          const char *callee, uint64_t fn_start) {
