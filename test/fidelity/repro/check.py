@@ -71,6 +71,14 @@ class Repro:
         """The timeline's steps (line numbers) of the last run's dump."""
         return [x[1] for x in oracle.timeline_steps(self.show(*show_args))[0]]
 
+    def instructions(self, fn):
+        """fn's instructions as [(address, text)] (objdump), and what to add to an address to
+        name it for steptrace's -a (relative to the entry point)."""
+        dis = sh(["objdump", "-d", "--no-show-raw-insn", self.exe]).stdout
+        body = dis.split("<%s>:\n" % fn, 1)[1].split("\n\n", 1)[0].splitlines()
+        ins = [(int(l.split(":")[0], 16), l.split(":", 1)[1].strip()) for l in body if ":" in l]
+        return ins, self.symbol_delta(fn) - ins[0][0]
+
     def symbol_delta(self, symbol):
         entry = int(sh(["readelf", "-h", self.exe]).stdout.split("Entry point address:")[1].split()[0], 16)
         for line in sh(["llvm-nm-14", "--defined-only", self.exe]).stdout.splitlines():
@@ -227,11 +235,7 @@ def refill_signal(args):
 
 def edge_store_signal(args):
     r = Repro(args, "edge_store_signal", "O0")
-    scan = r.symbol_delta("scan")
-    dis = sh(["objdump", "-d", "--no-show-raw-insn", r.exe]).stdout
-    body = dis.split("<scan>:\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    ins = [(int(l.split(":")[0], 16), l.split(":", 1)[1].strip()) for l in body if ":" in l]
-    start = ins[0][0]
+    ins, rel = r.instructions("scan")
     # The accumulator's updates: a load of its slot, one operation, a store back to it.
     stores = []
     for (_, i1), (_, i2), (a, i3) in zip(ins, ins[1:], ins[2:]):
@@ -240,9 +244,9 @@ def edge_store_signal(args):
             stores.append(a)
     bad = []
     for a in stores:
-        o, t = r.run("-a", "%d:3" % (scan + a - start))
+        o, t = r.run("-a", "%d:3" % (rel + a))
         if o[-8:] != t[-8:]:
-            bad.append("store at scan+%#x: CPU %s, timeline %s" % (a - start, o[-8:], t[-8:]))
+            bad.append("store at scan+%#x: CPU %s, timeline %s" % (a - ins[0][0], o[-8:], t[-8:]))
     if not stores:
         return True, "no accumulator store found in scan(): nothing tested"
     return bool(bad), "%d accumulator stores; %s" % (
@@ -251,11 +255,7 @@ def edge_store_signal(args):
 
 def check_flush_signal(args):
     r = Repro(args, "check_flush_signal", "O2")
-    work = r.symbol_delta("work")
-    dis = sh(["objdump", "-d", "--no-show-raw-insn", r.exe]).stdout
-    body = dis.split("<work>:\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    ins = [(int(l.split(":")[0], 16), l.split(":", 1)[1].strip()) for l in body if ":" in l]
-    start = ins[0][0]
+    ins, rel = r.instructions("work")
     # A check point: the accumulator tested against its limit, and a jump to the flush.
     flushes = [int(j.split()[1], 16) for (_, t), (_, j) in zip(ins, ins[1:])
                if re.match(r"test\s+\$0xffffffff[0-9a-f]+,%r", t) and j.startswith("jne")]
@@ -269,7 +269,7 @@ def check_flush_signal(args):
     for a, arrivals in points:
         for arrival in arrivals:
             try:
-                o, t = r.run("-a", "%d:%d" % (work + a - start, arrival))
+                o, t = r.run("-a", "%d:%d" % (rel + a, arrival))
                 break
             except IndexError:  # no dump: not reached that often (or a cold path's store)
                 o = None
@@ -281,7 +281,7 @@ def check_flush_signal(args):
         o, t = after_last(o, call_line), after_last(t, call_line) if call_line in t else t
         if o != t:
             bad.append("signal at work+%#x: CPU %d lines, timeline %d; last CPU %s, timeline %s"
-                       % (a - start, len(o), len(t), o[-12:], t[-12:]))
+                       % (a - ins[0][0], len(o), len(t), o[-12:], t[-12:]))
     if not flushes:
         return True, "no check point found in work(): nothing tested"
     # the checks' flushes twice each, the return's once
@@ -291,21 +291,17 @@ def check_flush_signal(args):
 
 def call_signal(args):
     r = Repro(args, "call_signal", "O2")
-    visit = r.symbol_delta("visit")
-    dis = sh(["objdump", "-d", "--no-show-raw-insn", r.exe]).stdout
-    body = dis.split("<visit>:\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    ins = [(int(l.split(":")[0], 16), l.split(":", 1)[1].strip()) for l in body if ":" in l]
-    start = ins[0][0]
+    ins, rel = r.instructions("visit")
     # A call after a flush: the ring position stored, at most two moves, the call.
     calls = [c for k, (c, t) in enumerate(ins) if t.startswith("call") and "<note>" in t and
              any(re.match(r"mov\s+%\w+,%fs:", x) for _, x in ins[max(0, k - 3):k])]
     call_line = line_of(r.src, "printf(\"%d\\n\", visit(30));")
     bad = []
     for a in calls:
-        o, t = r.run("-a", "%d:2" % (visit + a - start))
+        o, t = r.run("-a", "%d:2" % (rel + a))
         o, t = after_last(o, call_line), after_last(t, call_line) if call_line in t else t
         if o != t:
-            bad.append("signal at visit+%#x: CPU %s, timeline %s" % (a - start, o[-8:], t[-8:]))
+            bad.append("signal at visit+%#x: CPU %s, timeline %s" % (a - ins[0][0], o[-8:], t[-8:]))
     if not calls:
         return True, "no call after a flush in visit(): nothing tested"
     return bool(bad), "%d calls after a flush; %s" % (
