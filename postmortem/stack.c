@@ -270,13 +270,13 @@ static long pc_in_successor(const struct raw_frame *rf, const struct ct_mfunc *f
   return -1;
 }
 
-/* Whether the instruction that ends right before the frame's pc stores a register to a TLS
- * variable, `mov %r, %fs:...` (the store of a ring position that commits a record): with an
- * absolute offset (64 REX.W 89 /r, SIB 25, disp32: executables) or through a register holding
- * it (64 REX.W 89 /r, mod 00: initial-exec TLS in a shared object). */
-static int after_tls_store(const struct raw_frame *rf) {
+/* Whether the instruction that ends at link-time address `end` of rf's module stores a
+ * register to a TLS variable, `mov %r, %fs:...` (the store of a ring position that commits a
+ * record): with an absolute offset (64 REX.W 89 /r, SIB 25, disp32: executables) or through a
+ * register holding it (64 REX.W 89 /r, mod 00: initial-exec TLS in a shared object). */
+static int tls_store_ends_at(const struct raw_frame *rf, uint64_t end) {
   const struct ct_elf *e = rf->mod ? rf->mod->elf : NULL;
-  const uint8_t *p = e && rf->link >= 9 ? ct_elf_bytes_at(e, rf->link - 9, 9) : NULL;
+  const uint8_t *p = e && end >= 9 ? ct_elf_bytes_at(e, end - 9, 9) : NULL;
   if (!p) return 0;
   if (p[0] == 0x64 && (p[1] & 0xFB) == 0x48 && p[2] == 0x89 && (p[3] & 0xC7) == 0x04 && p[4] == 0x25)
     return 1;
@@ -310,7 +310,8 @@ static int after_flush_commit(struct ct_callstack *cs, const struct raw_frame *r
                               const struct ct_mfunc *f, uint64_t fn_start, uint64_t *acc) {
   uint64_t racc;
   struct ct_walk w;
-  if (!newest_record_end(cs, rf, f, fn_start, &racc, &w) || racc != *acc || !after_tls_store(rf))
+  if (!newest_record_end(cs, rf, f, fn_start, &racc, &w) || racc != *acc ||
+      !tls_store_ends_at(rf, rf->link))
     return 0;
   if ((f->wb[w.block].info & CT_WB_KIND) == CT_WB_END) return 2;
   if (f->block_site[w.end] < 0) return 0;
@@ -327,11 +328,29 @@ static int at_call_instruction(const struct raw_frame *rf) {
   return p[0] == 0xE8 || (p[0] == 0xFF && ((p[1] >> 3) & 7) == 2);
 }
 
-/* The crashing frame stopped at the call instruction of a call whose flush is the newest
- * record (a stack overflow faults there; a kill may land there): its accumulator has already
- * restarted at the after-call site, but the callee has not been entered, although the record
- * made the model enter it. The callee's frame is taken back, so that its branch-free code is
- * not shown as run. */
+/* Whether the frame's pc is at a call instruction, or between the store of a ring position
+ * and the call after it (an argument's move): the next call return address DWARF knows after
+ * the pc is at most 32 bytes on, and a position's store ends at or before the pc, after the
+ * return address before it (so not the flush of a call that has returned already). */
+static int before_call(const struct raw_frame *rf, uint64_t fn_start) {
+  if (at_call_instruction(rf)) return 1;
+  struct ct_dwarf *dw = ct_module_dwarf(rf->mod);
+  const uint64_t *rets;
+  long n = dw ? ct_dwarf_call_returns(dw, fn_start, &rets) : 0;
+  long i = 0;
+  while (i < n && rets[i] <= rf->link) i++;
+  if (i == n || rets[i] - rf->link > 32) return 0;
+  uint64_t after = i ? rets[i - 1] : fn_start;
+  for (uint64_t end = rf->link; end + 32 >= rets[i] && end > after; end--)
+    if (tls_store_ends_at(rf, end)) return 1;
+  return 0;
+}
+
+/* The crashing frame stopped at the call of a call whose flush is the newest record (a stack
+ * overflow faults at the call instruction; a kill may land there or on an argument's move after
+ * the flush): its accumulator has already restarted at the after-call site, but the callee has
+ * not been entered, although the record made the model enter it. The callee's frame is taken
+ * back, so that its branch-free code is not shown as run. */
 static int stopped_at_recorded_call(struct ct_callstack *cs, const struct raw_frame *rf,
                                     const struct ct_mfunc *f, uint64_t fn_start,
                                     const struct ct_walk *pending) {
@@ -342,7 +361,7 @@ static int stopped_at_recorded_call(struct ct_callstack *cs, const struct raw_fr
     return 0;
   const struct ct_mblock *mb = &f->blocks[w.block];
   if (mb->term != CT_TERM_CALL || !mb->nsucc ||
-      mb->succ[0].block != f->site_block[pending->site] || !at_call_instruction(rf))
+      mb->succ[0].block != f->site_block[pending->site] || !before_call(rf, fn_start))
     return 0;
   return ct_callstack_uncall(cs, f);
 }

@@ -3,9 +3,10 @@
  * call DWARF gives that site without bits; the call's record had made the post-mortem's model
  * enter the callee, whose flush (branch-free: elided) it then walked to the return: the
  * timeline showed the callee's lines and the caller's line after the call, while the CPU had
- * not called yet (a stack overflow faults exactly there). check.py sends SIGSEGV at every call
- * in visit() that follows a flush (its 2nd arrival) and compares every line since visit() was
- * called with the CPU's. */
+ * not called yet (a stack overflow faults exactly there), and so on the argument's move between
+ * the flush and the call. check.py sends SIGSEGV at each instruction after a flush up to its
+ * call in visit() (their 2nd arrival) and compares every line since visit() was called with the
+ * CPU's. */
 #include <stdio.h>
 
 static volatile int seen;

@@ -292,9 +292,13 @@ def check_flush_signal(args):
 def call_signal(args):
     r = Repro(args, "call_signal", "O2")
     ins, rel = r.instructions("visit")
-    # A call after a flush: the ring position stored, at most two moves, the call.
-    calls = [c for k, (c, t) in enumerate(ins) if t.startswith("call") and "<note>" in t and
-             any(re.match(r"mov\s+%\w+,%fs:", x) for _, x in ins[max(0, k - 3):k])]
+    # A call after a flush: the ring position stored, at most two moves, the call; a signal at
+    # each instruction after the store, the call's included.
+    calls = []
+    for k, (c, t) in enumerate(ins):
+        stores = [j for j in range(max(0, k - 3), k) if re.match(r"mov\s+%\w+,%fs:", ins[j][1])]
+        if t.startswith("call") and "<note>" in t and stores:
+            calls += [a for a, _ in ins[stores[-1] + 1:k + 1]]
     call_line = line_of(r.src, "printf(\"%d\\n\", visit(30));")
     bad = []
     for a in calls:
@@ -304,7 +308,7 @@ def call_signal(args):
             bad.append("signal at visit+%#x: CPU %s, timeline %s" % (a - ins[0][0], o[-8:], t[-8:]))
     if not calls:
         return True, "no call after a flush in visit(): nothing tested"
-    return bool(bad), "%d calls after a flush; %s" % (
+    return bool(bad), "%d signals between a flush and its call; %s" % (
         len(calls), "; ".join(bad) if bad else "every line since visit() was called right")
 
 
