@@ -270,13 +270,24 @@ static long pc_in_successor(const struct raw_frame *rf, const struct ct_mfunc *f
   return -1;
 }
 
+/* len bytes of rf's module's code at link-time address addr, or NULL. */
+static const uint8_t *code_at(const struct raw_frame *rf, uint64_t addr, size_t len) {
+  const struct ct_elf *e = rf->mod ? rf->mod->elf : NULL;
+  return e ? ct_elf_bytes_at(e, addr, len) : NULL;
+}
+
+/* Whether a walk that ended (CT_WALK_END) did so at a check point that fired, rather than at a
+ * flush block (a call, a return). */
+static int ended_at_check(const struct ct_mfunc *f, const struct ct_walk *w) {
+  return (f->wb[w->block].info & CT_WB_KIND) != CT_WB_END;
+}
+
 /* Whether the instruction that ends at link-time address `end` of rf's module stores a
  * register to a TLS variable, `mov %r, %fs:...` (the store of a ring position that commits a
  * record): with an absolute offset (64 REX.W 89 /r, SIB 25, disp32: executables) or through a
  * register holding it (64 REX.W 89 /r, mod 00: initial-exec TLS in a shared object). */
 static int tls_store_ends_at(const struct raw_frame *rf, uint64_t end) {
-  const struct ct_elf *e = rf->mod ? rf->mod->elf : NULL;
-  const uint8_t *p = e && end >= 9 ? ct_elf_bytes_at(e, end - 9, 9) : NULL;
+  const uint8_t *p = end >= 9 ? code_at(rf, end - 9, 9) : NULL;
   if (!p) return 0;
   if (p[0] == 0x64 && (p[1] & 0xFB) == 0x48 && p[2] == 0x89 && (p[3] & 0xC7) == 0x04 && p[4] == 0x25)
     return 1;
@@ -313,7 +324,7 @@ static int after_flush_commit(struct ct_callstack *cs, const struct raw_frame *r
   if (!newest_record_end(cs, rf, f, fn_start, &racc, &w) || racc != *acc ||
       !tls_store_ends_at(rf, rf->link))
     return 0;
-  if ((f->wb[w.block].info & CT_WB_KIND) == CT_WB_END) return 2;
+  if (!ended_at_check(f, &w)) return 2;
   if (f->block_site[w.end] < 0) return 0;
   *acc = (1ull << f->site_bits) | (uint64_t)f->block_site[w.end];
   return 1;
@@ -321,8 +332,7 @@ static int after_flush_commit(struct ct_callstack *cs, const struct raw_frame *r
 
 /* Whether the frame's pc is a call instruction (e8 rel32, or ff /2 with an optional REX). */
 static int at_call_instruction(const struct raw_frame *rf) {
-  const struct ct_elf *e = rf->mod ? rf->mod->elf : NULL;
-  const uint8_t *p = e ? ct_elf_bytes_at(e, rf->link, 3) : NULL;
+  const uint8_t *p = code_at(rf, rf->link, 3);
   if (!p) return 0;
   if ((p[0] & 0xF0) == 0x40) p++; /* REX */
   return p[0] == 0xE8 || (p[0] == 0xFF && ((p[1] >> 3) & 7) == 2);
@@ -411,7 +421,7 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
    * the frame is in that check's flush, at the start of the block, whose record is not written
    * yet (else the accumulator would have restarted at the check's site). The block has begun:
    * its check carries its first line. */
-  if (st == CT_WALK_END && (f->wb[w.block].info & CT_WB_KIND) != CT_WB_END &&
+  if (st == CT_WALK_END && ended_at_check(f, &w) &&
       nb < sizeof blocks / sizeof blocks[0]) {
     blocks[nb++] = w.end;
     determined = nb;
