@@ -73,6 +73,9 @@ struct Emitter {
                                  // it can change (see reloadNow)
   MDNode *Unlikely;
   std::vector<Instruction *> Ends; // per logical block: its terminator or ending call
+  // Checks whose limit is no 32-bit immediate: compared with the module's limit table once
+  // the accumulator's constants are folded (see useLimitTable).
+  std::vector<std::pair<WeakTrackingVH, unsigned>> WideChecks;
 
   Emitter(FunctionPlan &P, RuntimeGlue &G, const Options &O)
       : P(P), G(G), O(O), Ctx(P.F->getContext()), I64(Type::getInt64Ty(Ctx)) {
@@ -153,9 +156,10 @@ struct Emitter {
   void emitCheck(Instruction *&Cursor, const BlockPlan &BP) {
     IRBuilder<> B(Cursor);
     // acc > 2^k - 1 rather than acc >= 2^k: with k <= 31 the limit is a 32-bit immediate
-    // (cmp $imm32, reg), where 2^31 would need a register.
+    // (cmp $imm32, reg); above, it is read from the module's limit table (useLimitTable).
     uint64_t Limit = (uint64_t(1) << (CT_ACC_BITS - BP.Budget)) - 1;
     Value *Full = B.CreateICmpUGT(loadAcc(B), c64(Limit), "ct.full");
+    if (Limit > uint64_t(INT32_MAX)) WideChecks.push_back({Full, BP.Budget});
     Instruction *Then = SplitBlockAndInsertIfThen(Full, Cursor, false, Unlikely);
     emitFlush(Then, false, true);
     new StoreInst(c64(P.siteInit(BP.Site)), Acc, Then);
@@ -390,6 +394,20 @@ struct Emitter {
         for (PHINode &Phi : BB.phis())
           if (!Before.count(&Phi) && Phi.getType() == I64) AccPhis.insert(&Phi);
       foldAccumulatorConstants(F, AccPhis);
+    }
+    useLimitTable();
+  }
+
+  // A check's limit above 2^31 is read from the module's table (RuntimeGlue::checkLimit), not
+  // materialised: as a 64-bit constant it would take a register in every loop. Done after
+  // the fold, which needs the constant (a check reached with a known accumulator disappears).
+  void useLimitTable() {
+    for (auto &[V, Budget] : WideChecks) {
+      auto *Cmp = dyn_cast_or_null<ICmpInst>(V);
+      if (!Cmp || !isa<ConstantInt>(Cmp->getOperand(1))) continue;
+      LoadInst *L = new LoadInst(I64, G.checkLimit(Budget), "ct.limit", Cmp);
+      L->setAlignment(Align(8));
+      Cmp->setOperand(1, L);
     }
   }
 };

@@ -334,10 +334,9 @@ struct Builder {
         }
       D[B] = Max;
       if (!BP.Check && !ExtraCheck[B] && Max > Limit && BP.Site < 0) ExtraCheck[B] = true;
-      // A budget of at least 32 makes the flush threshold 2^31 or lower, a 32-bit immediate:
-      // the check is one compare-and-branch instead of a shift, a test and a branch, at the
-      // price of records that hold 31 or more bits instead of 63 - Max.
-      if (BP.Check || ExtraCheck[B]) BP.Budget = std::max(Max, 32u);
+      // The check fires when the next Max bits could overflow: a record holds up to 63 - Max
+      // bits (the limit is a memory operand when it is no 32-bit immediate, see emitCheck).
+      if (BP.Check || ExtraCheck[B]) BP.Budget = Max;
       if (BP.Check || ExtraCheck[B] || B == 0 || AfterCall.count(BP.BB) || Landing.count(BP.BB))
         Worst = std::max(Worst, Max);
     }

@@ -129,6 +129,30 @@ RuntimeGlue::RuntimeGlue(Module &M, bool ComputedRecordIds)
   StampedSlowHere = makeSlowStub(M, CT_SYM_STAMPED_SLOW_HERE, StampedSlow, RingPos, descArg());
 }
 
+// A check point with budget D compares the accumulator with 2^(63-D) - 1. Above 2^31 that
+// limit is no instruction immediate, and as a constant LLVM keeps it in a register across the
+// loop (one register less in every loop with a check). Read from this per-module table it is
+// the compare's memory operand instead (`cmp limit(%rip), %reg`): the table is writable and
+// linkonce_odr, so nothing can fold or hoist the load, and the check stays two instructions.
+Constant *RuntimeGlue::checkLimit(unsigned Budget) {
+  LLVMContext &C = M.getContext();
+  ArrayType *Ty = ArrayType::get(I64, CT_ACC_BITS + 1);
+  GlobalVariable *Table = M.getGlobalVariable(CT_SYM_CHECK_LIMITS, true);
+  if (!Table) {
+    std::vector<Constant *> Limits;
+    for (unsigned D = 0; D <= CT_ACC_BITS; ++D)
+      Limits.push_back(ConstantInt::get(I64, (uint64_t(1) << (CT_ACC_BITS - D)) - 1));
+    Table = new GlobalVariable(M, Ty, false, GlobalValue::LinkOnceODRLinkage,
+                               ConstantArray::get(Ty, Limits), CT_SYM_CHECK_LIMITS);
+    Table->setAlignment(Align(64));
+    makePerModule(Table);
+  }
+  return ConstantExpr::getInBoundsGetElementPtr(
+      Ty, Table,
+      ArrayRef<Constant *>{ConstantInt::get(Type::getInt32Ty(C), 0),
+                           ConstantInt::get(Type::getInt32Ty(C), Budget)});
+}
+
 Constant *RuntimeGlue::chunkMask() {
   return ConstantExpr::getInBoundsGetElementPtr(
       ModuleDesc->getValueType(), ModuleDesc,

@@ -32,6 +32,7 @@ struct RuntimeGlue {
   llvm::Function *StampedSlowHere;  // void (void), preserve_most: StampedSlow(&RingPos, ...)
   llvm::Value *descArg();           // ModuleDesc as the refill's second argument
   llvm::Constant *chunkMask();      // &ModuleDesc->chunk_mask (uint32_t, set by the runtime)
+  llvm::Constant *checkLimit(unsigned Budget); // &limits[Budget] = 2^(63-Budget) - 1
   // A record's w0: ModuleDesc - Anchor, a link-time constant below 2^31 (see the .cpp).
   void storeRecordId(llvm::IRBuilder<> &B, llvm::Value *Slot, llvm::GlobalValue *Anchor);
   llvm::Value *recordIdValue(llvm::IRBuilder<> &B, llvm::GlobalValue *Anchor);

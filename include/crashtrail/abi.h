@@ -50,6 +50,8 @@
 #define CT_SYM_RING_POS "__crashtrail_ring_pos"   /* TLS uint64_t *: next slot of this thread */
 #define CT_SYM_MODULE "__crashtrail_module"       /* struct ct_module_desc */
 #define CT_SYM_MODULE_CTOR "__crashtrail_module_ctor"
+#define CT_SYM_CHECK_LIMITS "__crashtrail_check_limits" /* uint64_t[64], per module:
+                                                  [D] = 2^(63-D) - 1, a check's limit */
 #define CT_SYM_REFILL_HERE "__crashtrail_refill_here" /* void (void), preserve_most: calls
                                                        * CT_SYM_RING_REFILL for this module */
 #define CT_SYM_STAMPED_SLOW_HERE "__crashtrail_stamped_slow_here" /* likewise for

@@ -1,6 +1,9 @@
 // A loop header is a check point: the accumulator is flushed only when the next iteration could
-// overflow it (icmp ugt against 2^(63-budget) - 1, a 32-bit immediate), not once per iteration.
+// overflow it (icmp ugt against 2^(63-budget) - 1), not once per iteration. A limit above 2^31 is
+// read from the module's limit table, so the compare takes it as a memory operand, not as a
+// 64-bit constant held in a register across the loop.
 // RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s
+// RUN: %clang -fplugin=%plugin -O2 -S %s -o - | FileCheck %s --check-prefix=ASM
 // RUN: %clang -fplugin=%plugin -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s --check-prefix=META
 
 int count_odd(const int *v, int n) {
@@ -11,11 +14,19 @@ int count_odd(const int *v, int n) {
   return odd;
 }
 
+// The table holds 2^(63-D) - 1 at [D]; 2^60 - 1 at [3]:
+// CHECK: @__crashtrail_check_limits = linkonce_odr hidden global [64 x i64] [i64 9223372036854775807, i64 4611686018427387903, i64 2305843009213693951, i64 1152921504606846975,
 // CHECK-LABEL: define{{.*}} @count_odd(
 // The flush behind the check is on a cold path of its own:
-// CHECK: [[FULL:%[a-z.0-9]+]] = icmp ugt i64 %{{[a-z.0-9]+}}, 2147483647
+// CHECK: [[LIM:%[a-z.0-9]+]] = load i64, {{.*}}@__crashtrail_check_limits, {{.*}}
+// CHECK-NEXT: [[FULL:%[a-z.0-9]+]] = icmp ugt i64 %{{[a-z.0-9]+}}, [[LIM]]
 // CHECK-NEXT: br i1 [[FULL]], label %{{[0-9]+}}, label %{{[0-9]+}}, !prof
 // CHECK: ret i32
 // META-LABEL: function count_odd
 // META: site {{[0-9]+}}: block {{[0-9]+}} (check)
-// META: check {{[0-9]+}} branch
+// META: check {{[1-9]}} branch
+// ASM-LABEL: count_odd:
+// ASM-NOT: movabsq
+// ASM: cmpq __crashtrail_check_limits+{{[0-9]+}}(%rip), %r{{[a-z0-9]+}}
+// ASM-NEXT: ja
+// ASM: .cfi_endproc
