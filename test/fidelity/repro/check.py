@@ -256,9 +256,13 @@ def edge_store_signal(args):
 def check_flush_signal(args):
     r = Repro(args, "check_flush_signal", "O2")
     ins, rel = r.instructions("work")
-    # A check point: the accumulator tested against its limit, and a jump to the flush.
+    # A check point: the accumulator compared with its limit, and a jump to the flush. The
+    # limit is an immediate (`test $0xffffffff80000000`, budgets of 32 bits and more) or the
+    # module's limit table (`cmp __crashtrail_check_limits+8*D(%rip)`).
     flushes = [int(j.split()[1], 16) for (_, t), (_, j) in zip(ins, ins[1:])
-               if re.match(r"test\s+\$0xffffffff[0-9a-f]+,%r", t) and j.startswith("jne")]
+               if (re.match(r"test\s+\$0xffffffff[0-9a-f]+,%r", t) and j.startswith("jne")) or
+               (re.match(r"cmp\s+\S+\(%rip\),%r", t) and "__crashtrail_check_limits" in t
+                and j.startswith("ja "))]
     # Each check's flush at its start (the record not stored yet), and every flush of work()
     # (the checks', the return's) right after the store of the ring position (the record
     # stored, the accumulator not restarted yet); the 2nd arrival, else the 1st (the return).

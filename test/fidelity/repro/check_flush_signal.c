@@ -10,7 +10,11 @@
  * whose DWARF location is the register until it is overwritten: the iterations were shown
  * twice. check.py sends SIGSEGV at both places of every check's flush in work() (their 2nd
  * arrival) and compares every line since work() was called with the CPU's (the iterations
- * repeat the same lines: only their number tells one missing or doubled). */
+ * repeat the same lines: only their number tells one missing or doubled).
+ * Both loops' checks must fire: a check's limit is 2^(63 - budget), so the outer one, with
+ * the most bits before the next check (the three branches on `mix`), has the lower limit and
+ * fires first, and the inner one fires only in a lookup long enough to cross from below the
+ * outer limit to above its own: a third of the keys are missing (the whole chain walked). */
 #include <stdio.h>
 
 struct entry {
@@ -20,11 +24,15 @@ struct entry {
 };
 
 static struct entry pool[64], *bucket[8];
+static volatile int sink;
 
 __attribute__((noinline)) static int work(int rounds) {
   int found = 0;
   for (int i = 0; i < rounds; i++) {
-    unsigned key = (unsigned)(i * 2654435761u) % 64;
+    unsigned key = (unsigned)(i * 2654435761u) % 96, mix = i * 40503u >> 7;
+    if (mix & 1) sink = 1;
+    if (mix & 2) sink = 2;
+    if (mix & 4) sink = 3;
     for (struct entry *e = bucket[key % 8]; e; e = e->next)
       if (e->key == key) {
         found += e->value;
