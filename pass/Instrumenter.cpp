@@ -33,7 +33,8 @@
 // chunk boundary. With one module a stamped flush thus costs what a plain one does. Both
 // stubs are per-module, preserve_most and take no arguments: the hot code keeps all its
 // registers but r11, and each of the thousands of flush sites pays a call, two loads and a
-// jump in cold code.
+// jump in cold code. In a function that calls nothing else the call is inline assembly, so
+// the function stays a leaf (see callSlowPath).
 // Every added branch to a slow path carries unlikely branch weights.
 //
 //===----------------------------------------------------------------------------------------===//
@@ -119,7 +120,7 @@ struct Emitter {
       Instruction *Cold = nullptr, *Hot = nullptr;
       SplitBlockAndInsertIfThenElse(Slow, Before, &Cold, &Hot, Unlikely);
       IRBuilder<> CB(Cold);
-      CB.CreateCall(G.StampedSlowHere)->setCallingConv(CallingConv::PreserveMost);
+      callSlowPath(CB, G.StampedSlowHere);
       if (AtCheck) reloadNow(Cold);
       Value *Fresh = CB.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.fresh");
       Value *W0 = CB.CreateOr(G.recordIdValue(CB, P.Anchor),
@@ -131,7 +132,7 @@ struct Emitter {
     }
     Instruction *Cold = SplitBlockAndInsertIfThen(Slow, Before, false, Unlikely);
     IRBuilder<> CB(Cold);
-    CB.CreateCall(G.RefillHere)->setCallingConv(CallingConv::PreserveMost);
+    callSlowPath(CB, G.RefillHere);
     if (AtCheck) reloadNow(Cold);
     Value *Fresh = CB.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.fresh");
     BasicBlock *Tail = Before->getParent();
@@ -252,8 +253,39 @@ struct Emitter {
     P.Flags |= CT_FN_ACC_VAR;
   }
 
+  // A slow path's call. In a function that calls nothing else, a call would end its life as a
+  // leaf: the stack then has to be 16-byte aligned everywhere (a push and a pop on every run)
+  // and the red zone is lost. There the call is inline assembly that steps over the red zone
+  // and tells the unwinder so; the stub realigns the stack itself (stackrealign). What the
+  // stub does not preserve (preserve_most: r11, the flags, the vector registers) is clobbered.
+  bool LeafCalls = false;
+  void callSlowPath(IRBuilder<> &B, Function *Stub) {
+    if (!LeafCalls) {
+      B.CreateCall(Stub)->setCallingConv(CallingConv::PreserveMost);
+      return;
+    }
+    bool CFI = P.F->needsUnwindTableEntry();
+    std::string Asm = "lea -128(%rsp), %rsp\n\t";
+    if (CFI) Asm += ".cfi_adjust_cfa_offset 128\n\t";
+    Asm += "call ${0:P}\n\tlea 128(%rsp), %rsp";
+    if (CFI) Asm += "\n\t.cfi_adjust_cfa_offset -128";
+    std::string Cons = "X,~{r11},~{memory},~{dirflag},~{fpsr},~{flags}";
+    for (unsigned I = 0; I < 16; ++I) Cons += ",~{xmm" + std::to_string(I) + "}";
+    FunctionType *FT = FunctionType::get(Type::getVoidTy(Ctx), {Stub->getType()}, false);
+    B.CreateCall(FT, InlineAsm::get(FT, Asm, Cons, true), {Stub});
+  }
+
+  static bool callsNothing(Function &F) {
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *CB = dyn_cast<CallBase>(&I))
+          if (!isa<IntrinsicInst>(CB) && !CB->isInlineAsm()) return false;
+    return true;
+  }
+
   void run() {
     Function &F = *P.F;
+    LeafCalls = !F.hasOptNone() && callsNothing(F);
     for (BlockPlan &BP : P.Blocks) Ends.push_back(BP.Call ? BP.Call : BP.BB->getTerminator());
     BasicBlock &Entry = F.getEntryBlock();
     Acc = new AllocaInst(I64, F.getParent()->getDataLayout().getAllocaAddrSpace(), "ct.acc.slot",

@@ -54,6 +54,7 @@ static Function *makeSlowStub(Module &M, StringRef Name, FunctionCallee Target, 
   F->addFnAttr(Attribute::NoUnwind);
   F->addFnAttr(Attribute::Cold);
   F->addFnAttr(Attribute::NoInline);
+  F->addFnAttr("stackrealign"); // called from leaves with the stack as it is (Instrumenter)
   IRBuilder<> B(BasicBlock::Create(C, "", F));
   B.CreateCall(Target, {Pos, Desc})->setCallingConv(CallingConv::PreserveMost);
   B.CreateRetVoid();

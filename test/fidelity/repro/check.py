@@ -216,21 +216,24 @@ def prologue_signal(args):
 
 def refill_signal(args):
     r = Repro(args, "refill_signal", "O2")
-    seen, bad = [], []
-    for n in range(2, 12):
+    seen, bad = {"classify": [], "classify_leaf": []}, []
+    for n in range(2, 32):
         o, t = r.run("-a", "%d:%d" % (r.symbol_delta("__crashtrail_ring_refill"), n))
         stack = [f["function"] for f in next(th for th in r.tl["threads"] if th["crashed"])["stack"]]
-        if stack[:3] != ["__crashtrail_ring_refill", "__crashtrail_refill_here", "classify"]:
+        if stack[:2] != ["__crashtrail_ring_refill", "__crashtrail_refill_here"] or \
+                len(stack) < 4 or stack[2] not in seen:
             continue  # the chunk boundary fell to main()'s records
-        seen.append(n)
+        seen[stack[2]].append(n)
         lost = [w for w in r.tl["warnings"] if "not recoverable" in w]
-        if lost or t[-1] != o[-1]:
-            bad.append("entry %d: CPU's last line %d, timeline's %d%s" % (
-                n, o[-1], t[-1], "; " + lost[0] if lost else ""))
-    if not seen:
-        return True, "no refill entry 2-11 came from classify(): nothing tested"
-    return bool(bad), "refill entries from classify(): %s; %s" % (
-        seen, "; ".join(bad) if bad else "every path recovered, last steps right")
+        if lost or t[-1] != o[-1] or stack[3] != "main":
+            bad.append("entry %d in %s: CPU's last line %d, timeline's %d; stack %s%s" % (
+                n, stack[2], o[-1], t[-1], stack[:4], "; " + lost[0] if lost else ""))
+    missing = [f for f, entries in seen.items() if not entries]
+    if missing:
+        return True, "no refill entry 2-31 came from %s: not tested" % " or ".join(missing)
+    return bool(bad), "refill entries from classify(): %s, from classify_leaf(): %s; %s" % (
+        seen["classify"], seen["classify_leaf"],
+        "; ".join(bad) if bad else "every path recovered, last steps right, main() above")
 
 
 def edge_store_signal(args):

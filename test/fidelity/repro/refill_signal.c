@@ -5,8 +5,11 @@
  * frame's path accumulator is often in a register the SysV ABI says a call clobbers (rcx, r10):
  * the stub never touches it, so its call-frame information says "same value", which an unwinder
  * that follows the ABI reads as "unknown", and the unfinished path was reported not recoverable.
- * check.py sends SIGSEGV on entries 2-11 into __crashtrail_ring_refill and judges those made
- * from classify(). */
+ * classify_leaf() calls nothing, so its slow paths call the stub from inline assembly that steps
+ * over the red zone (the pass keeps it a leaf): the unwinder must follow the CFA adjustment that
+ * assembly declares to find classify_leaf's frame and main's above it.
+ * check.py sends SIGSEGV on entries 2-31 into __crashtrail_ring_refill and judges those made
+ * from classify() and from classify_leaf(). */
 #include <stdio.h>
 
 static volatile long sink;
@@ -27,8 +30,19 @@ __attribute__((noinline)) static long classify(long x) {
   return r;
 }
 
+__attribute__((noinline)) static long classify_leaf(long x) {
+  long r = 0;
+  if (x & 2)
+    r += 5;
+  if (x % 3 == 0)
+    r ^= 9;
+  if (x > 5000)
+    r -= x / 7;
+  return r;
+}
+
 int main(void) {
-  for (long i = 0; i < 200000; i++) sink += classify(i);
+  for (long i = 0; i < 200000; i++) sink += classify(i) + classify_leaf(i);
   printf("%ld\n", sink);
   return 0;
 }
