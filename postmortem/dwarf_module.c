@@ -1532,6 +1532,24 @@ uint32_t ct_dwarf_discriminator(struct ct_dwarf *d, uint64_t link_pc)
     return row ? row->discriminator : 0;
 }
 
+uint32_t ct_dwarf_discriminator_ahead(struct ct_dwarf *d, uint64_t link_pc, uint64_t max_ahead,
+                                      uint64_t *at)
+{
+    struct ct_dw_cu *cu = cu_with(d, link_pc, CU_WANT(CT_DW_CU_LINES));
+    const struct ct_dw_row *row = cu ? find_row(cu, link_pc) : NULL;
+    if (!row || row->line)
+        return 0;
+    for (row++; row < cu->rows + cu->nrows && row->addr <= link_pc + max_ahead; row++) {
+        if (row[-1].end_seq)
+            return 0;
+        if (row->line) {
+            *at = row->addr;
+            return row->discriminator;
+        }
+    }
+    return 0;
+}
+
 /* The sized function symbol that contains link_pc, or NULL.  Symbols may nest or overlap a
  * little (aliases, local labels): the last to start at or before pc, within a bounded look
  * back, that contains it. */

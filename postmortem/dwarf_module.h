@@ -114,6 +114,11 @@ int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
 /* The discriminator of the line-table row that covers link_pc (0: none, or no row). */
 uint32_t ct_dwarf_discriminator(struct ct_dwarf *d, uint64_t link_pc);
 
+/* When the row that covers link_pc has line 0: the discriminator of the next row with a line,
+ * in the same sequence and at most max_ahead bytes on, with its address in *at. 0 otherwise. */
+uint32_t ct_dwarf_discriminator_ahead(struct ct_dwarf *d, uint64_t link_pc, uint64_t max_ahead,
+                                      uint64_t *at);
+
 /* One row of a line table. */
 struct ct_line_row {
     uint64_t addr;     /* link address */

@@ -253,27 +253,66 @@ static long line0_position(const struct raw_frame *rf, uint64_t fn_start,
   return block_line(mb, &before);
 }
 
+/* len bytes of rf's module's code at link-time address addr, or NULL. */
+static const uint8_t *code_at(const struct raw_frame *rf, uint64_t addr, size_t len) {
+  const struct ct_elf *e = rf->mod ? rf->mod->elf : NULL;
+  return e ? ct_elf_bytes_at(e, addr, len) : NULL;
+}
+
+/* Whether the code from link-time address addr up to `to` cannot leave that range: no byte
+ * that could start a jump, a call or a return (jcc 70-7F and 0F 80-8F, jmp EB E9, call E8, ret
+ * C2 C3, FF's indirect forms; conservative: an immediate or a ModRM byte of such a value says
+ * "may"), or it is exactly one direct jmp to `to`. */
+static int falls_through_to(const struct raw_frame *rf, uint64_t addr, uint64_t to) {
+  size_t len = (size_t)(to - addr);
+  const uint8_t *p = code_at(rf, addr, len);
+  if (!p) return 0;
+  if ((len == 2 && p[0] == 0xEB && p[1] == 0) ||
+      (len == 5 && p[0] == 0xE9 && !p[1] && !p[2] && !p[3] && !p[4]))
+    return 1; /* a jump to the next instruction: -O0's jump between blocks laid out in order */
+  for (size_t i = 0; i < len; i++) {
+    uint8_t b = p[i];
+    if ((b >= 0x70 && b <= 0x7F) || b == 0xEB || b == 0xE9 || b == 0xE8 || b == 0xC2 ||
+        b == 0xC3 || b == 0xFF || (b == 0x0F && i + 1 < len && (p[i + 1] & 0xF0) == 0x80))
+      return 0;
+  }
+  return 1;
+}
+
+/* For a pc of line 0 (code a compiler or crashtrail made, which has no discriminator): the
+ * block whose code the pc is right before, named by the discriminator of the next line-table
+ * row with a line, when control cannot go elsewhere on the way (at most 16 bytes). A register
+ * copy the allocator put at a block's start, a jump to the next block: that block has begun,
+ * none of its lines has run. -1 when unknown. */
+static long block_ahead(const struct raw_frame *rf, const struct ct_mfunc *f) {
+  struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
+  uint64_t at;
+  if (!dw || !(f->flags & CT_FN_BLOCK_DISC)) return -1;
+  uint32_t disc = ct_dwarf_discriminator_ahead(dw, rf->link, 16, &at) & ~CT_DISC_COLD;
+  if (!disc || disc > f->nblocks || !falls_through_to(rf, rf->link, at)) return -1;
+  return (long)disc - 1;
+}
+
 /* The block the path's walk stopped short of: the walk ran out of bits at a branch (st is
  * CT_WALK_OUT), but the line table's discriminator at the pc names one of that branch's
  * successors, so control is already there and the edge's bits were not stored yet. (An edge's
  * code sits at its successor's start; at -O0 it is a load, an operation and a store to the
- * accumulator's stack slot, and a signal can land between them.) Returns the successor, or -1. */
+ * accumulator's stack slot, and a signal can land between them.) A pc of line 0 has no
+ * discriminator: there the next row's counts, when no jump, call or return can lie between
+ * (a register copy the allocator put at a successor's start, before the accumulator's DWARF
+ * location changes to the successor's value: the location still names the value before the
+ * branch there). Returns the successor, or -1. */
 static long pc_in_successor(const struct raw_frame *rf, const struct ct_mfunc *f, int st,
                             const uint32_t *blocks, size_t nb, size_t cap) {
   struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
   if (st != CT_WALK_OUT || !nb || nb >= cap || !dw || !(f->flags & CT_FN_BLOCK_DISC)) return -1;
   uint32_t disc = ct_dwarf_discriminator(dw, rf->link) & ~CT_DISC_COLD;
+  if (!disc) disc = (uint32_t)(block_ahead(rf, f) + 1);
   if (disc == 0 || disc > f->nblocks) return -1;
   const struct ct_mblock *last = &f->blocks[blocks[nb - 1]];
   for (uint32_t s = 0; s < last->nsucc; s++)
     if (last->succ[s].block == disc - 1 && disc - 1 != blocks[nb - 1]) return (long)(disc - 1);
   return -1;
-}
-
-/* len bytes of rf's module's code at link-time address addr, or NULL. */
-static const uint8_t *code_at(const struct raw_frame *rf, uint64_t addr, size_t len) {
-  const struct ct_elf *e = rf->mod ? rf->mod->elf : NULL;
-  return e ? ct_elf_bytes_at(e, addr, len) : NULL;
 }
 
 /* Whether a walk that ended (CT_WALK_END) did so at a check point that fired, rather than at a
@@ -478,6 +517,14 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
    * crashtrail made, which sits at block boundaries), its lines are most likely still ahead. */
   size_t upto = hit_block >= 0 ? (size_t)hit_block + 1
               : no_line && determined > 0 ? determined - 1 : determined;
+  /* A fault of line 0 right before a block's code: that block and what follows it on the path
+   * have run none of their lines; every block before it ran whole. */
+  long ahead = no_line && hit_block < 0 ? block_ahead(rf, f) : -1;
+  for (size_t b = nb; ahead >= 0 && b-- > 0;)
+    if (blocks[b] == (uint32_t)ahead) {
+      upto = b;
+      break;
+    }
   /* The bits of a block's branch are added before the branch, and the compiler may schedule
    * that before the block's faulting load: the accumulator can already point into the next
    * block. When the block before the crash line's has the line too, the fault may have been
