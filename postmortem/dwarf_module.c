@@ -1533,12 +1533,18 @@ uint32_t ct_dwarf_discriminator(struct ct_dwarf *d, uint64_t link_pc)
 }
 
 uint32_t ct_dwarf_discriminator_ahead(struct ct_dwarf *d, uint64_t link_pc, uint64_t max_ahead,
-                                      uint64_t *at)
+                                      uint64_t *at, uint32_t *before)
 {
     struct ct_dw_cu *cu = cu_with(d, link_pc, CU_WANT(CT_DW_CU_LINES));
     const struct ct_dw_row *row = cu ? find_row(cu, link_pc) : NULL;
     if (!row || row->line)
         return 0;
+    *before = 0;
+    for (const struct ct_dw_row *b = row; b > cu->rows && !b[-1].end_seq; b--)
+        if (b[-1].line) {
+            *before = b[-1].discriminator;
+            break;
+        }
     for (row++; row < cu->rows + cu->nrows && row->addr <= link_pc + max_ahead; row++) {
         if (row[-1].end_seq)
             return 0;

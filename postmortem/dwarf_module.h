@@ -115,9 +115,11 @@ int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
 uint32_t ct_dwarf_discriminator(struct ct_dwarf *d, uint64_t link_pc);
 
 /* When the row that covers link_pc has line 0: the discriminator of the next row with a line,
- * in the same sequence and at most max_ahead bytes on, with its address in *at. 0 otherwise. */
+ * in the same sequence and at most max_ahead bytes on, with its address in *at, and the
+ * discriminator of the nearest row with a line before link_pc's in *before (0: none). 0
+ * otherwise. */
 uint32_t ct_dwarf_discriminator_ahead(struct ct_dwarf *d, uint64_t link_pc, uint64_t max_ahead,
-                                      uint64_t *at);
+                                      uint64_t *at, uint32_t *before);
 
 /* One row of a line table. */
 struct ct_line_row {

@@ -281,15 +281,19 @@ static int falls_through_to(const struct raw_frame *rf, uint64_t addr, uint64_t 
 
 /* For a pc of line 0 (code a compiler or crashtrail made, which has no discriminator): the
  * block whose code the pc is right before, named by the discriminator of the next line-table
- * row with a line, when control cannot go elsewhere on the way (at most 16 bytes). A register
- * copy the allocator put at a block's start, a jump to the next block: that block has begun,
- * none of its lines has run. -1 when unknown. */
+ * row with a line, when control cannot go elsewhere on the way (at most 16 bytes) and the row
+ * with a line before the pc is another block's (else the pc is inside that block: a branch's
+ * bit between two of its rows). A register copy the allocator put at a block's start, a jump
+ * to the next block: that block has begun, none of its lines has run. -1 when unknown. */
 static long block_ahead(const struct raw_frame *rf, const struct ct_mfunc *f) {
   struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
   uint64_t at;
+  uint32_t before;
   if (!dw || !(f->flags & CT_FN_BLOCK_DISC)) return -1;
-  uint32_t disc = ct_dwarf_discriminator_ahead(dw, rf->link, 16, &at) & ~CT_DISC_COLD;
-  if (!disc || disc > f->nblocks || !falls_through_to(rf, rf->link, at)) return -1;
+  uint32_t disc = ct_dwarf_discriminator_ahead(dw, rf->link, 16, &at, &before) & ~CT_DISC_COLD;
+  if (!disc || disc > f->nblocks || (before & ~CT_DISC_COLD) == disc ||
+      !falls_through_to(rf, rf->link, at))
+    return -1;
   return (long)disc - 1;
 }
 
