@@ -155,9 +155,6 @@ static unsigned foldThroughPhis(Function &F, SmallPtrSetImpl<PHINode *> &AccPhis
       if (!F) { All = false; break; }
       Uses.push_back(*F);
     }
-    // Two operations folded would make two phis of P, each a register live from the join on
-    // (in lua_compare, seven constants loaded before one branch and three registers pushed):
-    // a phi is folded through one operation at most, and through any number of compares.
     if (!All) continue;
     // Each operation folded makes a phi of P's block, a register live from the join to its
     // user. Folding through two operations in each of several joins kept seven constants live

@@ -305,13 +305,13 @@ static long block_ahead(const struct raw_frame *rf, const struct ct_mfunc *f) {
  * discriminator: there the next row's counts, when no jump, call or return can lie between
  * (a register copy the allocator put at a successor's start, before the accumulator's DWARF
  * location changes to the successor's value: the location still names the value before the
- * branch there). Returns the successor, or -1. */
+ * branch there: `ahead`, block_ahead's answer). Returns the successor, or -1. */
 static long pc_in_successor(const struct raw_frame *rf, const struct ct_mfunc *f, int st,
-                            const uint32_t *blocks, size_t nb, size_t cap) {
+                            const uint32_t *blocks, size_t nb, size_t cap, long ahead) {
   struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
   if (st != CT_WALK_OUT || !nb || nb >= cap || !dw || !(f->flags & CT_FN_BLOCK_DISC)) return -1;
   uint32_t disc = ct_dwarf_discriminator(dw, rf->link) & ~CT_DISC_COLD;
-  if (!disc) disc = (uint32_t)(block_ahead(rf, f) + 1);
+  if (!disc) disc = (uint32_t)(ahead + 1);
   if (disc == 0 || disc > f->nblocks) return -1;
   const struct ct_mblock *last = &f->blocks[blocks[nb - 1]];
   for (uint32_t s = 0; s < last->nsucc; s++)
@@ -469,7 +469,8 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     blocks[nb++] = w.end;
     determined = nb;
   }
-  long behind = pc_in_successor(rf, f, st, blocks, nb, sizeof blocks / sizeof blocks[0]);
+  long ahead = block_ahead(rf, f); /* -1 unless the pc's row has line 0 */
+  long behind = pc_in_successor(rf, f, st, blocks, nb, sizeof blocks / sizeof blocks[0], ahead);
   if (behind >= 0) blocks[nb++] = (uint32_t)behind;
   /* The crash line: in the last block of the path that has it. A block can list the line
    * more than once (a rotated loop: 26:12, 25:54, 26:9, whose machine code runs 25 first):
@@ -523,8 +524,7 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
               : no_line && determined > 0 ? determined - 1 : determined;
   /* A fault of line 0 right before a block's code: that block and what follows it on the path
    * have run none of their lines; every block before it ran whole. */
-  long ahead = no_line && hit_block < 0 ? block_ahead(rf, f) : -1;
-  for (size_t b = nb; ahead >= 0 && b-- > 0;)
+  for (size_t b = nb; no_line && hit_block < 0 && ahead >= 0 && b-- > 0;)
     if (blocks[b] == (uint32_t)ahead) {
       upto = b;
       break;
