@@ -3,9 +3,11 @@
  * traces): every block that ever ran, once, in order of when it last ran and of when it first
  * ran, from the per-module tables the instrumented code keeps in tables mode.
  *
- * Table times are CLOCK_MONOTONIC in units of 2^CT_NOW_SHIFT ns; blocks with the same time are
- * ordered by function and block, so the traces are exact to the table's resolution only. The
- * ring, when it still holds them, gives the exact order.
+ * Table times are CLOCK_MONOTONIC in units of 2^CT_NOW_SHIFT ns, rounded down to 2^grain units
+ * once the process ran a second thread (the TABLE section's grain); blocks with the same time are
+ * ordered by function and block, so the traces are exact to the table's resolution only
+ * (table_resolution_ns, the coarsest module's). The ring, when it still holds them, gives the
+ * exact order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +91,8 @@ int ct_timeline_exec_tables(struct ct_timeline *t) {
     const struct ct_dump_table *tab = &t->dump->tables[ti];
     struct ct_module *m = ct_modules_by_dump_id(t->mods, tab->hdr.module_id);
     if (!m || !m->meta) continue;
+    uint64_t res = (uint64_t)1 << (CT_NOW_SHIFT + (tab->hdr.grain < 24 ? tab->hdr.grain : 24));
+    if (res > t->table_resolution_ns) t->table_resolution_ns = res;
     for (size_t fi = 0; fi < m->meta->nfuncs; fi++) {
       const struct ct_mfunc *f = &m->meta->funcs[fi];
       for (uint32_t bi = 0; bi < f->nblocks; bi++) {

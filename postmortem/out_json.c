@@ -279,6 +279,8 @@ void ct_write_json(const struct ct_timeline *t, FILE *out) {
   jw_end_array(&w);
   write_exec(&w, t, "last_executed", t->last_exec, t->nlast);
   write_exec(&w, t, "first_executed", t->first_exec, t->nfirst);
+  jw_key(&w, "table_resolution_ns");
+  jw_uint(&w, t->table_resolution_ns);
   write_modules(&w, t);
   jw_key(&w, "warnings");
   jw_begin_array(&w);

@@ -180,8 +180,12 @@ static void print_locals(FILE *out, const struct ct_tl_thread *th, const struct 
 
 static void print_exec(FILE *out, const struct ct_timeline *t, const char *title,
                        const struct ct_exec_entry *e, size_t n, const struct style *st) {
+  double res = (double)t->table_resolution_ns;
   if (!n) return;
-  fprintf(out, "\n%s%s (%zu lines, newest last; showing the last 20):%s\n", st->bold, title, n, st->reset);
+  /* Times this close are not ordered by the tables (same time: function and block order). */
+  fprintf(out, "\n%s%s (%zu lines, newest last, times to %.1f %s; showing the last 20):%s\n",
+          st->bold, title, n, res >= 1e6 ? res / 1e6 : res / 1e3, res >= 1e6 ? "ms" : "us",
+          st->reset);
   for (size_t i = n > 20 ? n - 20 : 0; i < n; i++)
     fprintf(out, "  %-10.10s %-24.24s %s:%u\n", module_name(t, e[i].module), e[i].function,
             short_path(e[i].file), e[i].line);

@@ -212,8 +212,8 @@ static int insert_crash(struct ingest *g, int64_t group, const char *digest, con
   }
   const char *sql = "INSERT INTO crashes(group_id, digest, dump_path, executable, pid, time_ns,"
                     " monotonic_ns, reason, message, arguments, signo, code, fault_address,"
-                    " sender_pid, crashed_thread, pending_recovered, ingested_at)"
-                    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+                    " sender_pid, crashed_thread, pending_recovered, ingested_at,"
+                    " table_resolution_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
   if (!args || sqlite3_prepare_v2(g->db, sql, -1, &st, NULL) != SQLITE_OK) return free(args), -1;
   sqlite3_bind_int64(st, 1, group);
   bind_text(st, 2, digest);
@@ -234,6 +234,7 @@ static int insert_crash(struct ingest *g, int64_t group, const char *digest, con
   if (g->t->crashed >= 0) sqlite3_bind_int64(st, 15, g->t->threads[g->t->crashed].tid);
   sqlite3_bind_int(st, 16, g->t->pending_recovered);
   sqlite3_bind_int64(st, 17, (int64_t)time(NULL));
+  sqlite3_bind_int64(st, 18, (int64_t)g->t->table_resolution_ns);
   int rc = sqlite3_step(st);
   sqlite3_finalize(st);
   free(args);

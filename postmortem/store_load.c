@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crashtrail/abi.h"
 #include "crashtrail/dump_format.h"
 #include "store.h"
 #include "dwarf_module.h"
@@ -80,8 +81,8 @@ static int load_crash(struct loader *l, int64_t id) {
   sqlite3_stmt *st;
   int rc = -1;
   if (sqlite3_prepare_v2(l->db, "SELECT executable, pid, time_ns, monotonic_ns, reason, message,"
-                         " arguments, signo, code, fault_address, sender_pid, pending_recovered"
-                         " FROM crashes WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+                         " arguments, signo, code, fault_address, sender_pid, pending_recovered,"
+                         " table_resolution_ns FROM crashes WHERE id=?", -1, &st, NULL) != SQLITE_OK)
     return -1;
   sqlite3_bind_int64(st, 1, id);
   if (sqlite3_step(st) == SQLITE_ROW) {
@@ -106,6 +107,7 @@ static int load_crash(struct loader *l, int64_t id) {
     i->fault_addr = (uint64_t)sqlite3_column_int64(st, 9);
     i->sender_pid = sqlite3_column_int(st, 10);
     l->t->pending_recovered = sqlite3_column_int(st, 11);
+    l->t->table_resolution_ns = (uint64_t)sqlite3_column_int64(st, 12);
     rc = 0;
   }
   sqlite3_finalize(st);
@@ -292,6 +294,8 @@ static int load_rest(struct loader *l, int64_t id) {
     if (kind) t->nfirst = k;
     else t->nlast = k;
   }
+  /* Ingested before the store kept it (version 4): tables then always had the unit's. */
+  if (t->nlast && !t->table_resolution_ns) t->table_resolution_ns = (uint64_t)1 << CT_NOW_SHIFT;
   if (sqlite3_prepare_v2(l->db, "SELECT text FROM warnings WHERE crash_id=? ORDER BY idx", -1, &st,
                          NULL) != SQLITE_OK)
     return -1;

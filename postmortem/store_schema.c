@@ -62,6 +62,8 @@ static const char *const migrations[] = {
     "CREATE TABLE locals(thread_id INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,"
     "  idx INTEGER NOT NULL, function TEXT, name TEXT, type TEXT, value TEXT, known INTEGER,"
     "  PRIMARY KEY(thread_id, idx)) WITHOUT ROWID;",
+    /* 4: the execution tables' time resolution (0: none, or ingested before it was kept) */
+    "ALTER TABLE crashes ADD COLUMN table_resolution_ns INTEGER NOT NULL DEFAULT 0;",
 };
 #define CT_STORE_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -85,7 +85,7 @@ struct ct_exec_entry {
   const char *function, *file;
   uint32_t line;
   uint16_t module;
-  uint64_t time_ns;     /* CLOCK_MONOTONIC (table resolution: 65 us) */
+  uint64_t time_ns;     /* CLOCK_MONOTONIC, to the timeline's table_resolution_ns */
 };
 
 /* What the dump says about the process and the signal (the same whether the timeline comes
@@ -120,6 +120,7 @@ struct ct_timeline {
   int crashed;                  /* index of the crashed thread in threads, -1 if none */
   struct ct_exec_entry *last_exec, *first_exec;
   size_t nlast, nfirst;
+  uint64_t table_resolution_ns; /* how finely the tables' times tell blocks apart; 0: no tables */
   char **warnings;
   size_t nwarnings;
   int pending_recovered;        /* the crashing frame's unfinished path was read from DWARF */

@@ -61,6 +61,16 @@ static int ct_config_flag(const char *name, int dflt) {
   return dflt;
 }
 
+/* A time grain in microseconds as log2 of CT_SYM_NOW units, rounded up to a power of two; 0 keeps
+ * the unit (no rounding). */
+static unsigned ct_config_grain(const char *name) {
+  size_t us = CT_NOW_THREADED_GRAIN_US;
+  unsigned shift = 0;
+  (void)ct_config_size(name, 0, 60 * 1000 * 1000, &us);
+  while (shift < 40 && ((uint64_t)1 << (shift + CT_NOW_SHIFT)) < (uint64_t)us * 1000) shift++;
+  return shift;
+}
+
 static int ct_config_signal(const char *name) {
   static const struct { const char *name; int signo; } known[] = {
       {"SIGUSR1", SIGUSR1}, {"SIGUSR2", SIGUSR2}, {"SIGQUIT", SIGQUIT}, {"SIGHUP", SIGHUP},
@@ -112,6 +122,7 @@ void ct_config_load(void) {
   ct_cfg.fsync_dump = ct_config_flag("CRASHTRAIL_FSYNC", 0);
   ct_cfg.direct_io = ct_config_flag("CRASHTRAIL_DIRECT_IO", 1);
   ct_cfg.dump_signal = ct_config_signal("CRASHTRAIL_DUMP_SIGNAL");
+  ct_cfg.threaded_grain = ct_config_grain("CRASHTRAIL_TABLE_GRAIN_US");
   /* A set-id program must not write its memory where its invoker can read it. The flag is
    * read (and a bad value reported) in every process, not only in set-id ones. */
   allow_setid = ct_config_flag("CRASHTRAIL_ALLOW_SETID", 0);

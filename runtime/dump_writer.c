@@ -340,7 +340,7 @@ static void ct_write_modules(struct ct_out *o) {
     ct_out_bytes(o, m->path, d.path_len);
     ct_section_end(o, at);
     if (m->tab_start && m->tab_stop > m->tab_start) {
-      struct ct_ds_table t = {.module_id = m->id, .start = m->tab_addr};
+      struct ct_ds_table t = {.module_id = m->id, .grain = ct_now_grain(), .start = m->tab_addr};
       t.now = ct_monotonic_ns() >> CT_NOW_SHIFT;
       at = ct_section_begin(o, CT_DS_TABLE);
       ct_out_bytes(o, &t, sizeof t);

@@ -45,6 +45,12 @@ CT_EXPORT __thread uint64_t __crashtrail_stamp_or;
 CT_EXPORT __thread uint64_t __crashtrail_now = 1;
 static __thread struct ct_thread ct_tls_thread;
 
+/* Threads that have recorded so far, and the low bits of CT_SYM_NOW cleared from the second one
+ * on (see CT_NOW_THREADED_GRAIN_US): one thread alone keeps the full resolution, it shares its
+ * table with no one. */
+static _Atomic uint32_t ct_threads_seen;
+static _Atomic uint64_t ct_now_mask = ~(uint64_t)0;
+
 struct ct_ring *_Atomic ct_ring_list;
 static pthread_key_t ct_thread_key;
 static int ct_thread_key_ok;
@@ -78,6 +84,10 @@ static struct ct_thread *ct_thread_get(void) {
   if (t->initialised) return t;
   t->tid = ct_gettid();
   t->initialised = 1;
+  /* Every thread but the first stores the mask itself, before its first chunk start reads it. */
+  if (atomic_fetch_add_explicit(&ct_threads_seen, 1, memory_order_relaxed) >= 1)
+    atomic_store_explicit(&ct_now_mask, ~(((uint64_t)1 << ct_cfg.threaded_grain) - 1),
+                          memory_order_relaxed);
   ct_thread_setup_altstack(t);
   if (ct_thread_key_ok) (void)pthread_setspecific(ct_thread_key, t);
   ct_event(CT_EV_THREAD_START, 0);
@@ -117,6 +127,11 @@ static void ct_thread_exit(void *arg) {
 
 void ct_thread_key_init(void) {
   ct_thread_key_ok = pthread_key_create(&ct_thread_key, ct_thread_exit) == 0;
+}
+
+unsigned ct_now_grain(void) {
+  uint64_t mask = atomic_load_explicit(&ct_now_mask, memory_order_relaxed);
+  return mask == ~(uint64_t)0 ? 0 : (unsigned)__builtin_ctzll(mask);
 }
 
 uint64_t ct_ring_pos_of(struct ct_ring *r) {
@@ -198,7 +213,7 @@ static uint64_t *ct_chunk_start(struct ct_ring *r, struct ct_thread *t, uint64_t
   p[1] = ct_full_stamp(t);
   p[2] = (uint64_t)CT_TAG_CLOCK << CT_REC_TAG_SHIFT | (uint32_t)t->tid;
   p[3] = now;
-  __crashtrail_now = now >> CT_NOW_SHIFT;
+  __crashtrail_now = now >> CT_NOW_SHIFT & atomic_load_explicit(&ct_now_mask, memory_order_relaxed);
   /* Release, not seq_cst: a seq_cst store is an xchg, a full fence that waits for the 4 KB
    * memset above to drain (a fifth of a run's time with 64 MB rings); a dumping thread needs
    * only to see the header before the position. */

@@ -41,6 +41,7 @@ struct ct_config {
   int setid_blocked;              /* set-id process without CRASHTRAIL_ALLOW_SETID */
   int fsync_dump;                 /* CRASHTRAIL_FSYNC: fsync(2) a dump before returning */
   int direct_io;                  /* CRASHTRAIL_DIRECT_IO: rings written with O_DIRECT */
+  unsigned threaded_grain;        /* CRASHTRAIL_TABLE_GRAIN_US as log2 of CT_SYM_NOW units */
 };
 CT_HIDDEN extern struct ct_config ct_cfg;
 CT_HIDDEN void ct_config_load(void); /* normal */
@@ -111,6 +112,7 @@ struct ct_thread {
 };
 CT_HIDDEN struct ct_thread *ct_self(void);            /* any */
 CT_HIDDEN uint64_t ct_ring_pos_of(struct ct_ring *r); /* any: offset or CT_RING_POS_UNKNOWN */
+CT_HIDDEN unsigned ct_now_grain(void); /* any: log2 of the units CT_SYM_NOW is rounded to now */
 CT_HIDDEN void ct_thread_setup_altstack(struct ct_thread *t); /* any */
 CT_HIDDEN void ct_threads_after_fork(void);           /* normal (atfork child) */
 CT_HIDDEN void ct_rings_module_unloaded(struct ct_module *m); /* normal */

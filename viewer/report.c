@@ -63,6 +63,7 @@ static void write_summary(FILE *out, const struct ct_timeline *t) {
   }
   fprintf(out, "],\"pid\":%u,\"time\":\"%s\",\"unix_ms\":%lld", i->pid, when,
           (long long)(i->realtime_ns / 1000000));
+  fprintf(out, ",\"table_resolution_ns\":%llu", (unsigned long long)t->table_resolution_ns);
   fprintf(out, ",\"crashed\":%d,\"recovered\":%s,\"warnings\":[", t->crashed,
           t->pending_recovered ? "true" : "false");
   for (size_t k = 0; k < t->nwarnings; k++) {

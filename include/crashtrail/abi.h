@@ -102,8 +102,13 @@ struct ct_table_entry {
   uint64_t last;
   uint64_t first;
 };
-/* CT_SYM_NOW counts CLOCK_MONOTONIC in units of 2^CT_NOW_SHIFT ns (~65 us). */
+/* CT_SYM_NOW counts CLOCK_MONOTONIC in units of 2^CT_NOW_SHIFT ns (~65 us). Once a second thread
+ * runs instrumented code the runtime rounds it down to a multiple of 2^grain units
+ * (CRASHTRAIL_TABLE_GRAIN_US, default CT_NOW_THREADED_GRAIN_US): a shared table's hot entries are
+ * then rewritten, and their cache lines moved between CPUs, once per grain instead of once per
+ * unit (docs/design.md, "Last- and first-execution tables"). */
 #define CT_NOW_SHIFT 16u
+#define CT_NOW_THREADED_GRAIN_US 1000u
 
 /* ---- module descriptor (emitted by the pass, one per module) -------------------------------- */
 struct ct_module_desc {

@@ -107,7 +107,8 @@ struct ct_ds_ring {
 };
 
 struct ct_ds_table {
-  uint32_t module_id, reserved;
+  uint32_t module_id;
+  uint32_t grain;                  /* times rounded down to 2^grain units (0 in older dumps) */
   uint64_t start;                  /* runtime address of the module's first table entry */
   uint64_t now;                    /* current coarse time (CT_SYM_NOW units) at the dump */
 };

@@ -133,6 +133,20 @@ def main():
         kept = json.loads(a.stdout)["threads"][0]
         if len(kept["steps"]) != 5 or kept["steps"][0]["seq"] != kept.get("steps_not_kept"):
             fail("ingest --steps=5 kept %d steps from seq %s" % (len(kept["steps"]), kept["steps"][0]))
+        # Tables mode with two threads: the tables' resolution (1 ms once a second thread records)
+        # is stored with the crash and comes back with its last/first-executed lines.
+        tdump = make_dump(cc, os.path.join(args.source, "test/runtime/programs/tables_threads.c"),
+                          work, "tabthr", args=("2", "20"), flags=["-fplugin-arg-crashtrail-mode=tables"])
+        tdb = os.path.join(work, "tables.db")
+        r = run([ct, "ingest", "--db", tdb, tdump])
+        a = run([ct, "show", "--db", tdb, "1", "--format=json"])
+        b = run([ct, "show", tdump, "--format=json"])
+        if r.returncode or a.returncode or a.stdout != b.stdout:
+            fail("tables crash: show --db differs from show of its dump")
+        j = json.loads(a.stdout)
+        if j.get("table_resolution_ns") != 1 << 20 or not j["last_executed"]:
+            fail("tables crash: resolution %s, %d last-executed lines" % (
+                j.get("table_resolution_ns"), len(j["last_executed"])))
         r = run([ct, "export", "--format=chrome", dumps[0], "-o", os.path.join(work, "t.json")])
         if r.returncode:
             fail("export: " + r.stderr)
@@ -196,14 +210,15 @@ def main():
         con = sqlite3.connect(older)
         con.executescript("DROP TABLE locals; ALTER TABLE threads DROP COLUMN locals_function;"
                           "ALTER TABLE threads DROP COLUMN locals_file;"
-                          "ALTER TABLE threads DROP COLUMN locals_line; PRAGMA user_version = 2;")
+                          "ALTER TABLE threads DROP COLUMN locals_line;"
+                          "ALTER TABLE crashes DROP COLUMN table_resolution_ns; PRAGMA user_version = 2;")
         con.close()
         r = run([ct, "show", "--db", older, "3", "--format=json"])
         if r.returncode or '"SIGFPE"' not in r.stdout or '"locals"' in r.stdout:
             fail("show of a migrated version-2 store: %s %s" % (r.stdout[:200], r.stderr))
         con = sqlite3.connect(older)
-        if con.execute("pragma user_version").fetchone()[0] != 3:
-            fail("the version-2 store was not migrated to 3")
+        if con.execute("pragma user_version").fetchone()[0] != 4:
+            fail("the version-2 store was not migrated to 4")
         con.close()
         r = run([ct, "ingest", "--db", older, other])
         if r.returncode or "already stored as crash 3" not in r.stdout:

@@ -9,7 +9,8 @@
  *    "rings":[{"module":..,"tid":..,"flags":..,"size":..,"pos":..,"records":..,"stamped":..,
  *              "cuts":..,"seqs":..,"after_pos":..}],
  *    "modules":[{"id":..,"flags":..,"path":"..","build_id_len":..}],
- *    "events":[{"kind":..,"tid":..,"module":..}], "has_regs":..,"stack_bytes":..}
+ *    "events":[{"kind":..,"tid":..,"module":..}],
+ *    "tables":[{"module":..,"grain":..,"now":..,"entries":..,"used":..}], "has_regs":..,"stack_bytes":..}
  *   {"ok":false,"error":".."}   (exit status 1) when the reader refuses the file.
  *
  * "records" counts the ring's path records: slots that are neither empty nor markers;
@@ -114,6 +115,19 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < d->nevents; i++)
     printf("%s{\"kind\":%u,\"tid\":%u,\"module\":%u}", i ? "," : "", d->events[i].kind,
            d->events[i].tid, d->events[i].module_id);
+  printf("],\"tables\":[");
+  for (size_t i = 0; i < d->ntables; i++) {
+    const struct ct_dump_table *t = &d->tables[i];
+    size_t used = 0;
+    for (size_t k = 0; k + 16 <= t->len; k += 16) {
+      uint64_t last;
+      memcpy(&last, t->data + k, 8);
+      used += last != 0;
+    }
+    printf("%s{\"module\":%u,\"grain\":%u,\"now\":%llu,\"entries\":%zu,\"used\":%zu}",
+           i ? "," : "", t->hdr.module_id, t->hdr.grain, (unsigned long long)t->hdr.now,
+           t->len / 16, used);
+  }
   printf("]}\n");
   ct_dump_free(d);
   return 0;

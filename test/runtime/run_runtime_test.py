@@ -925,6 +925,53 @@ def direct_io(c):
     return "rings written with O_DIRECT at page-aligned offsets; page cache with =0"
 
 
+@case("table_grain")
+def table_grain(c):
+    """The tables' time grain (docs/runtime.md, CRASHTRAIL_TABLE_GRAIN_US): one thread keeps the
+    clock's unit (2^16 ns); once a second thread records, times are rounded down to the grain
+    (1 ms by default, 16 units), so a shared hot entry changes hands between CPUs once per grain.
+    The dump says which (the TABLE section's grain) and the timeline gives the resolution."""
+    exe = c.build(["tables_threads.c"], "tables_threads",
+                  flags=["-fplugin-arg-crashtrail-mode=tables"])
+    sym = subprocess.run(["nm", exe], capture_output=True, text=True).stdout
+    hot = [int(l.split()[0], 16) for l in sym.splitlines() if l.split()[-1] == "hot"]
+    expect(len(hot) == 1, "no symbol hot in the program")
+    ct = os.path.join(c.bin, "crashtrail")
+    seen = []
+    for workers, env, grain in ((0, None, 0), (4, None, 4), (4, {"CRASHTRAIL_TABLE_GRAIN_US": "0"}, 0),
+                                (3, {"CRASHTRAIL_TABLE_GRAIN_US": "4000"}, 6)):
+        r = c.run([exe, str(workers), "40"], env=env)
+        expect(r.sig == signal.SIGSEGV, "%d workers: %s" % (workers, r.how()))
+        dump = c.one_dump(r)
+        raw = c.raw(dump)
+        expect(len(raw["tables"]) == 1 and raw["tables"][0]["grain"] == grain,
+               "%d workers, %s: TABLE grain %s, expected %d" % (workers, env, raw["tables"], grain))
+        blocks = subprocess.run([ct, "show", "--format=blocks", dump], capture_output=True, text=True)
+        expect(blocks.returncode == 0, "crashtrail show --format=blocks: " + blocks.stderr)
+        times = [int(x) for l in blocks.stdout.splitlines() if l.startswith("table ")
+                 for x in l.split()[4:6] if int(l.split()[2], 16) == hot[0]]
+        expect(len(times) >= 4 and all(times), "hot's table entries: %s" % times)
+        now = raw["tables"][0]["now"]
+        expect(all(now - 2 ** grain - 2000 < t <= now for t in times[0::2]),
+               "hot's last times %s are not within the run before the dump at %d" % (times, now))
+        unaligned = [t for t in times if t % 2 ** grain]
+        if grain:
+            expect(not unaligned, "times not rounded to 2^%d units: %s" % (grain, unaligned))
+        elif workers == 0:
+            expect([t for t in times if t % 16], "one thread: every time a multiple of 16 units (rounded?): %s" % times)
+        tl = c.show(dump)
+        want = 2 ** (16 + grain)
+        expect(tl.get("table_resolution_ns") == want,
+               "JSON table_resolution_ns %s, expected %d" % (tl.get("table_resolution_ns"), want))
+        text = subprocess.run([ct, "show", dump], capture_output=True, text=True).stdout
+        res = "%.1f ms" % (want / 1e6) if want >= 1e6 else "%.1f us" % (want / 1e3)
+        expect("Last-executed lines (" in text and "times to %s;" % res in text,
+               "the text output does not give the resolution %s" % res)
+        seen.append("%d workers%s: grain %d (%s)" % (workers, " " + str(env) if env else "", grain, res))
+        os.unlink(dump)
+    return "; ".join(seen)
+
+
 @case("bad_env")
 def bad_env(c):
     """Bad CRASHTRAIL_* values: one warning line each, naming the variable; defaults used;
@@ -943,7 +990,8 @@ def bad_env(c):
     bad = {"CRASHTRAIL_RING_KB": "-4", "CRASHTRAIL_STACK_KB": "lots",
            "CRASHTRAIL_KEEP_EXITED": "1e3", "CRASHTRAIL_ENABLE": "maybe",
            "CRASHTRAIL_DUMP_SIGNAL": "SIGFOO", "CRASHTRAIL_ALLOW_SETID": "2",
-           "CRASHTRAIL_FSYNC": "sometimes", "CRASHTRAIL_DIRECT_IO": "perhaps"}
+           "CRASHTRAIL_FSYNC": "sometimes", "CRASHTRAIL_DIRECT_IO": "perhaps",
+           "CRASHTRAIL_TABLE_GRAIN_US": "1ms"}
     r = c.run([exe, "segv"], env=bad)
     same_death(r, p, signal.SIGSEGV)
     lines = r.crashtrail_lines()

@@ -148,6 +148,9 @@ test('the other views: stack, last and first executed, modules', async () => {
   await page.keyboard.press('3');
   await page.locator('#last-list .exec').first().waitFor();
   assert.ok(json.last_executed.length > 0);
+  /* one thread: the tables keep the clock's unit, and the note says so */
+  assert.equal(json.table_resolution_ns, 65536);
+  assert.match(await page.textContent('#last-note'), /to 65\.5 \u00b5s/);
   await page.keyboard.press('4');
   await page.locator('#first-list .exec').first().waitFor();
   await page.locator('#first-list .exec').first().click();

@@ -31,6 +31,12 @@ var CT = (window.CT = {});
     return s + (a / 1e9).toFixed(3) + ' s';
   };
 
+  /* The execution tables' resolution ("65 \u00b5s", "1.0 ms"); reports from before it: 65 \u00b5s. */
+  CT.fmtResolution = function (ns) {
+    ns = ns || 65536;
+    return ns < 1e6 ? (ns / 1e3).toFixed(1) + ' \u00b5s' : (ns / 1e6).toFixed(1) + ' ms';
+  };
+
   function expandCarry(pairs, n, out, fill) {
     out.fill(fill);
     for (var k = 0; k < pairs.length; k += 2) {

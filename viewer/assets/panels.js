@@ -111,7 +111,8 @@
     this.sel = -1;
     note.textContent = list.length
       ? 'Every line that ran, once, ordered by when it ' + what + ' ran (newest last). Times come from ' +
-        'the execution tables (coarse, ~65 \u00b5s); the timeline gives the exact order.'
+        'the execution tables (to ' + CT.fmtResolution(m.summary.table_resolution_ns) +
+        '; closer times are not ordered); the timeline gives the exact order.'
       : 'No execution tables in this dump (build with -fplugin-arg-crashtrail-mode=tables).';
     this.vl = new CT.VList(scroller, {
       rowHeight: 20,
