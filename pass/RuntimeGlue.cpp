@@ -85,6 +85,15 @@ RuntimeGlue::RuntimeGlue(Module &M, bool ComputedRecordIds)
   };
   StampOr = ExternalTLS(CT_SYM_STAMP_OR);
   Now = ExternalTLS(CT_SYM_NOW);
+  // Code built for an executable (-fPIE, or not position-independent) is linked with the static
+  // runtime, which defines these in the executable itself: a read is then one local-exec
+  // `mov %fs:OFF`, where initial-exec loads the offset from the GOT first (the linker does not
+  // relax it: the runtime's symbols are exported for instrumented shared objects). Tables mode
+  // reads the clock at every entry and after every call.
+  if (M.getPIELevel() != PIELevel::Default || M.getPICLevel() == PICLevel::NotPIC) {
+    Now->setDSOLocal(true);
+    StampOr->setDSOLocal(true);
+  }
 
   ModuleDesc = M.getGlobalVariable(CT_SYM_MODULE, true);
   if (!ModuleDesc) {
