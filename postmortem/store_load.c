@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crashtrail/abi.h"
 #include "crashtrail/dump_format.h"
 #include "store.h"
 #include "dwarf_module.h"
@@ -294,8 +293,6 @@ static int load_rest(struct loader *l, int64_t id) {
     if (kind) t->nfirst = k;
     else t->nlast = k;
   }
-  /* Ingested before the store kept it (version 4): tables then always had the unit's. */
-  if (t->nlast && !t->table_resolution_ns) t->table_resolution_ns = (uint64_t)1 << CT_NOW_SHIFT;
   if (sqlite3_prepare_v2(l->db, "SELECT text FROM warnings WHERE crash_id=? ORDER BY idx", -1, &st,
                          NULL) != SQLITE_OK)
     return -1;

@@ -62,8 +62,11 @@ static const char *const migrations[] = {
     "CREATE TABLE locals(thread_id INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,"
     "  idx INTEGER NOT NULL, function TEXT, name TEXT, type TEXT, value TEXT, known INTEGER,"
     "  PRIMARY KEY(thread_id, idx)) WITHOUT ROWID;",
-    /* 4: the execution tables' time resolution (0: none, or ingested before it was kept) */
-    "ALTER TABLE crashes ADD COLUMN table_resolution_ns INTEGER NOT NULL DEFAULT 0;",
+    /* 4: the execution tables' time resolution (0: no tables); crashes stored before it had
+     * tables of the clock's unit, 2^16 ns (CT_NOW_SHIFT) */
+    "ALTER TABLE crashes ADD COLUMN table_resolution_ns INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE crashes SET table_resolution_ns = 65536"
+    "  WHERE id IN (SELECT crash_id FROM executed);",
 };
 #define CT_STORE_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
