@@ -58,6 +58,7 @@ struct BlockPlan {
   FlushKind Flush = FlushAlways;
   bool Elidable = false;              // the kind of flush that may be skipped when empty
   bool Check = false;
+  bool LoopHeader = false;            // the target of a back edge (its check is on the latches)
   unsigned Budget = 0;                // bits a check point allows until the next one
   int Site = -1;                      // site index if records start here
   unsigned SiteKind = 0;

@@ -128,7 +128,8 @@ void MetadataWriter::add(const FunctionPlan &P) {
   for (const BlockPlan &BP : P.Blocks) {
     unsigned Flags = (BP.Check ? CT_BB_CHECK : 0) | (BP.TableEntry >= 0 ? CT_BB_TABLE : 0) |
                      (BP.Stamped ? CT_BB_STAMPED : 0) |
-                     (BP.Flush != BlockPlan::FlushAlways ? CT_BB_ELIDE : 0);
+                     (BP.Flush != BlockPlan::FlushAlways ? CT_BB_ELIDE : 0) |
+                     (BP.LoopHeader ? CT_BB_LOOP : 0);
     putUleb(B, Flags);
     if (BP.Check) putUleb(B, BP.Budget);
     if (BP.TableEntry >= 0) putUleb(B, P.TableBase + BP.TableEntry - U.TableBase);

@@ -8,7 +8,9 @@
 //  3. Split switch edges into successors that have other predecessors, so every switch code
 //     can be added at the start of a block that only that edge reaches.
 //  4. Classify every terminator and give multi-way branches Huffman codes.
-//  5. Find loop headers (targets of DFS back edges): they become check points.
+//  5. Find loops (DFS back edges): each back edge's source block becomes a check point, or
+//     none is needed when that block starts a record (every time round passes a call), or,
+//     for a block that loops on itself or a dispatch, the header does.
 //  6. Compute, bottom-up over the acyclic part, the most bits any path can add before the next
 //     check or flush; where that would exceed the budget, add a check point.
 //  7. Number the sites and collect each block's source lines.
@@ -263,7 +265,15 @@ struct Builder {
            B.Term == CT_TERM_RESUME || B.Term == CT_TERM_STOP;
   }
 
-  // Iterative DFS from the entry: back-edge targets become checks; also yields a postorder.
+  // Iterative DFS from the entry; also yields a postorder. A back edge's check goes on its
+  // source (the latch), not its target (the header): a header's check runs on entry to the
+  // loop too, where the accumulator holds what the path to it added and is rarely near the
+  // limit, while a latch runs only when the loop goes round or leaves from the latch, which
+  // together happen no more often than the header runs (a hash chain walk that finds its key
+  // at the first slot no longer pays a check per call). A latch that starts a record (the
+  // continuation of a call: every time round passes the call's flush) needs none at all.
+  // Indirect branches keep the header (moveDispatchChecks), and so does a self-loop.
+  std::vector<std::pair<unsigned, unsigned>> BackFrom; // latch, header: budget over the edge
   void findLoops(std::vector<unsigned> &PostOrder, std::vector<std::vector<bool>> &IsBack) {
     unsigned N = P.Blocks.size();
     std::vector<int> State(N, 0); // 0 new, 1 on stack, 2 done
@@ -278,7 +288,15 @@ struct Builder {
         unsigned T = P.Blocks[B].Succs[SI].Block;
         if (State[T] == 1) {
           IsBack[B][SI] = true;
-          P.Blocks[T].Check = true;
+          P.Blocks[T].LoopHeader = true;
+          BlockPlan &From = P.Blocks[B];
+          bool StartsRecord = AfterCall.count(From.BB) || Landing.count(From.BB);
+          if (B == T || isa<IndirectBrInst>(P.Blocks[T].BB->getTerminator())) {
+            P.Blocks[T].Check = true;
+          } else {
+            From.Check |= !StartsRecord;
+            BackFrom.push_back({B, T});
+          }
         } else if (State[T] == 0) {
           State[T] = 1;
           Stack.push_back({T, 0});
@@ -339,6 +357,17 @@ struct Builder {
       if (BP.Check || ExtraCheck[B]) BP.Budget = Max;
       if (BP.Check || ExtraCheck[B] || B == 0 || AfterCall.count(BP.BB) || Landing.count(BP.BB))
         Worst = std::max(Worst, Max);
+    }
+    // A latch comes before its header in the postorder: what follows its back edge is added now.
+    // Only checks and record starts are latches here, so no other block's count depends on it.
+    for (auto [B, T] : BackFrom) {
+      BlockPlan &BP = P.Blocks[B];
+      for (const Successor &S : BP.Succs) {
+        if (S.Block != T || P.Blocks[T].Check || ExtraCheck[T]) continue;
+        D[B] = std::max(D[B], S.C.Length + D[T]);
+      }
+      if (BP.Check) BP.Budget = D[B];
+      Worst = std::max(Worst, D[B]);
     }
     return Worst;
   }
@@ -482,6 +511,7 @@ struct Builder {
     if (!F.getSubprogram() || !AnyLine) P.Flags |= CT_FN_NO_DEBUG;
     if (mayBeEnteredFromOutside(F)) P.Flags |= CT_FN_STAMP_RETURN;
     if (F.hasLocalLinkage()) P.Flags |= CT_FN_LOCAL;
+    P.Flags |= CT_FN_LOOP_FLAGS;
     return true;
   }
 };

@@ -8,7 +8,9 @@
 //   - X dominating R and R post-dominating X (every run of X is followed by a run of R, every
 //     run of R preceded by a run of X), and
 //   - no flush on any path from X to R (no block after X with a check point, X's own when the
-//     path passes X again, no block before R ending in a call, invoke or return),
+//     path passes X again, no block before R ending in a call, invoke or return), and no loop
+//     header after X (R included), so that R cannot run again without X (a loop's check point
+//     is on its latches, so a loop around R alone may pass none between X and R),
 // are always stamped with the same time: their last times and their first times are equal. X
 // then shares R's entry and only R writes it. Chains compose (X with R, R with S: X with S), so
 // a block shares the entry of the last block with lines along the chain of such post-dominators.
@@ -46,10 +48,10 @@ bool flushesAtEnd(const BlockPlan &B) {
 // Whether no flush can run between X's table update (at its start, after its check point) and
 // R's (at R's start, after R's check point). Since R post-dominates X, the blocks on such paths
 // are those reachable from X without passing R: a forward walk that stops at R. A path may
-// come back to X (a loop around X that exits to R): then X's own check point is on it too.
+// come back to X (a loop around X that exits to R): X is then a loop header, and refused.
 bool flushFreeBetween(const FunctionPlan &P, const DenseMap<const BasicBlock *, unsigned> &Index,
                       unsigned X, unsigned R) {
-  if (P.Blocks[R].Check) return false;
+  if (P.Blocks[R].Check || P.Blocks[R].LoopHeader) return false;
   SmallVector<unsigned, 16> Work{X};
   SmallPtrSet<const BasicBlock *, 32> Seen;
   const BasicBlock *XB = P.Blocks[X].BB, *RB = P.Blocks[R].BB;
@@ -60,7 +62,8 @@ bool flushFreeBetween(const FunctionPlan &P, const DenseMap<const BasicBlock *, 
     for (const BasicBlock *Succ : successors(B.BB)) {
       if (Succ == RB) continue;
       auto It = Index.find(Succ);
-      if (It == Index.end() || P.Blocks[It->second].Check) return false;
+      if (It == Index.end() || P.Blocks[It->second].Check || P.Blocks[It->second].LoopHeader)
+        return false;
       if (!Seen.insert(Succ).second) continue;
       if (Seen.size() > MaxRegion) return false;
       Work.push_back(It->second);

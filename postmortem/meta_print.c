@@ -39,6 +39,7 @@ static void print_function(FILE *out, const struct ct_mfunc *f) {
     if (mb->flags & CT_BB_TABLE) fprintf(out, " table@0x%" PRIx64, mb->table_addr);
     if (mb->flags & CT_BB_STAMPED) fprintf(out, " stamped");
     if (mb->flags & CT_BB_ELIDE) fprintf(out, " elidable");
+    if (mb->flags & CT_BB_LOOP) fprintf(out, " loop");
     fprintf(out, " %s", term_name(mb->term));
     if (mb->term == CT_TERM_CALL || mb->term == CT_TERM_INVOKE)
       fprintf(out, " %s", mb->callee ? mb->callee : "(indirect)");

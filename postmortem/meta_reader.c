@@ -168,6 +168,7 @@ static int read_function(struct unit_ctx *u, struct ct_cur *c, struct ct_mfunc *
   for (uint32_t i = 0; i < f->nblocks; i++) {
     struct ct_mblock *b = &f->blocks[i];
     if (read_block(u, c, b) != 0) return -1;
+    if (!(f->flags & CT_FN_LOOP_FLAGS) && (b->flags & CT_BB_CHECK)) b->flags |= CT_BB_LOOP;
     for (uint32_t k = 0; k < b->nlines; k++)
       b->lines[k].function = b->lines[k].inl ? b->lines[k].inl->function : f->display;
   }

@@ -53,7 +53,7 @@ enum {
   CT_WB_BIT = 2,      /* a BRANCH whose codes are the bits 0 and 1: succ[bit] */
   CT_WB_CODES = 3,    /* another BRANCH: ct_walk_read_code */
   CT_WB_KIND = 3,
-  CT_WB_CHECK = 4,    /* a check point (its first step counts a loop iteration) */
+  CT_WB_LOOP = 4,     /* a loop header (its first step counts a loop iteration) */
   CT_WB_LINE_SHIFT = 8 /* info >> this: the steps its lines make (equal neighbours are one) */
 };
 

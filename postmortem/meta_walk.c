@@ -117,7 +117,7 @@ static int build_function(struct ct_arena *a, struct key_table *keys, struct ct_
     for (uint32_t k = 0; k < b->nlines; k++)
       steps += k == 0 || !same_key(&b->lines[k - 1], &b->lines[k]);
     if (steps >> (32 - CT_WB_LINE_SHIFT)) return -1; /* cannot be: lines are bytes of a section */
-    w->info = kind | (b->flags & CT_BB_CHECK ? CT_WB_CHECK : 0) | steps << CT_WB_LINE_SHIFT;
+    w->info = kind | (b->flags & CT_BB_LOOP ? CT_WB_LOOP : 0) | steps << CT_WB_LINE_SHIFT;
     w->first_key = w->last_key = NULL;
     if (b->nlines) {
       w->first_key = intern(keys, &b->lines[0]);

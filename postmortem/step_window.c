@@ -43,7 +43,7 @@ void ct_add_block_steps(struct ct_tl_thread *th, const struct ct_mfunc *f, uint1
     s.line = l->line;
     s.col = l->col;
     s.inl = l->inl;
-    s.flags = (uint16_t)(i == 0 ? flags | (b->flags & CT_BB_CHECK ? CT_STEP_LOOP : 0) : 0);
+    s.flags = (uint16_t)(i == 0 ? flags | (b->flags & CT_BB_LOOP ? CT_STEP_LOOP : 0) : 0);
     ct_tl_add_step(th, &s);
   }
 }
@@ -128,7 +128,7 @@ void ct_sw_blocks(struct ct_step_window *sw, const struct ct_mfunc *f, uint32_t 
     p.what = blocks[k];
     p.flags = flags;
     count(sw, &p, (b->info >> CT_WB_LINE_SHIFT) - (!flags && b->first_key == sw->tail),
-          (b->info & CT_WB_CHECK) != 0);
+          (b->info & CT_WB_LOOP) != 0);
     sw->tail = b->last_key;
     *at->gap = 0;
     flags = 0;
@@ -156,7 +156,7 @@ int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc 
       s->entry_ok = k == 0;
     }
     s->steps += (b->info >> CT_WB_LINE_SHIFT) - (b->first_key == tail);
-    s->checks += (b->info & CT_WB_CHECK) != 0;
+    s->loops += (b->info & CT_WB_LOOP) != 0;
     tail = b->last_key;
   }
   if (st != CT_WALK_END) {
@@ -177,7 +177,7 @@ void ct_sw_count(struct ct_step_window *sw, const struct ct_sw_summary *s, const
   uint8_t flags = (uint8_t)((s->site == 0 && s->entry_ok ? CT_STEP_ENTRY : 0) |
                             (*at->gap ? CT_STEP_GAP : 0));
   struct pending p = {s->f, s->acc, at->depth, 0, at->mod, flags, PEND_RECORD, at->time};
-  count(sw, &p, s->steps - (!flags && s->first_key == sw->tail), s->checks);
+  count(sw, &p, s->steps - (!flags && s->first_key == sw->tail), s->loops);
   sw->tail = s->last_key;
   *at->gap = 0;
 }

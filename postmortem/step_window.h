@@ -52,7 +52,7 @@ struct ct_sw_summary {
   uint32_t last_block, end;  /* ct_walk's block and end: where the next record starts */
   const void *first_key, *last_key; /* its first and last lines' merge keys; NULL: no lines */
   uint32_t steps;            /* the steps it makes on its own */
-  uint32_t checks;           /* check-point blocks with lines: loop iterations if it all merges */
+  uint32_t loops;            /* loop-header blocks with lines: loop iterations if it all merges */
   int entry_ok;              /* its first block has lines (an entry record starts with a step) */
 };
 

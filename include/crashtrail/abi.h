@@ -164,6 +164,8 @@ struct ct_module_desc {
 #define CT_FN_ACC_VAR 4u      /* the accumulator is described to DWARF as CT_ACC_VAR_NAME */
 #define CT_FN_LOCAL 8u        /* local linkage: direct calls by its name come from its unit */
 #define CT_FN_BLOCK_DISC 16u   /* DWARF discriminator N on a line row: the row is code of block N - 1 */
+#define CT_FN_LOOP_FLAGS 32u   /* loop headers carry CT_BB_LOOP (without it, an older pass's loop
+                                * headers are its blocks with CT_BB_CHECK) */
 /* or'ed into the discriminator of crashtrail's cold code (a check point that fires, a ring
  * refill, a table update): code of the block that rarely runs, not to be shown as its order */
 #define CT_DISC_COLD (1u << 24)
@@ -178,6 +180,9 @@ struct ct_module_desc {
 #define CT_BB_STAMPED 4u /* the flush that ends this block is stamped */
 #define CT_BB_ELIDE 8u   /* the flush that ends this block is not written when the record has
                           * no path bits (the decoder walks that path itself; version 2) */
+#define CT_BB_LOOP 16u   /* a loop header (the target of a back edge): the timeline counts its
+                          * runs on one line as iterations. Its check point, if any, sits on
+                          * the back edges' source blocks */
 
 #define CT_TERM_RETURN 0u
 #define CT_TERM_RESUME 1u

@@ -5,7 +5,9 @@ The expected timeline is written in the program's own header, by hand, from its 
 
     crashtrail-e2e
     signal: SIGSEGV                  the signal it must die of (or "exit: N" for no crash)
-    expect-O0: m1 m2 c1 ...          the crashed thread's steps, as //@markers in the source
+    expect-O0: m1 m2 c1 ...          the crashed thread's steps, as //@markers in the source;
+                                     m2*4: that step also counts 4 loop iterations (its
+                                     "repeat"; without *N the count is not checked)
     expect-O2: ...
     stack: f g main                  the stack's outermost functions, innermost first
     stack-O2: f main                 the same for one optimisation level (tail calls leave frames)
@@ -102,7 +104,9 @@ def fail(msg):
 
 def check_steps(spec, opt, steps, marks, lib_module, exe_module, llvm):
     key = "expect-%s@%d" % (opt, llvm)
-    want_names = spec[key if key in spec else "expect-" + opt].split()
+    tokens = spec[key if key in spec else "expect-" + opt].split()
+    want_names = [t.split("*")[0] for t in tokens]
+    want_repeat = {i: int(t.split("*")[1]) for i, t in enumerate(tokens) if "*" in t}
     want = [marks[n] for n in want_names]
     if spec.get("own-files-only") == "yes":
         own = {f for f, _ in marks.values()}
@@ -124,6 +128,10 @@ def check_steps(spec, opt, steps, marks, lib_module, exe_module, llvm):
             g = "%s:%d (%s)" % (got[i] + (rev.get(got[i], "?"),)) if i < len(got) else "-"
             lines.append("  %-34s %s %s" % (w, "|" if w.split(" ")[0] == g.split(" ")[0] else "X", g))
         fail("\n".join(lines))
+    for i, n in want_repeat.items():
+        if steps[i].get("repeat", 0) != n:
+            fail("step %d (%s) repeats %d times, expected %d" % (i, want_names[i],
+                                                                  steps[i].get("repeat", 0), n))
     if not steps[-1].get("crash"):
         fail("the last step is not marked as the crash")
     for s in steps:

@@ -19,11 +19,11 @@
 // CHECK-DAG: [[RET]] = !DILocation(line: {{[0-9]+}}, column: {{[0-9]+}}, scope: [[RETSCOPE:![0-9]+]])
 // CHECK-DAG: [[RETSCOPE]] = !DILexicalBlockFile({{.*}}discriminator: {{[1-9]}}
 
-// META: function classify {{.*}} flags {{(16|17|20|21|24|25|28|29)}}{{$}}
+// META: function classify {{.*}} flags {{(48|49|52|53|56|57|60|61)}}{{$}}
 // LINES: Discriminator
 // LINES: {{ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[1-9] }}
-// PROF: function classify {{.*}} flags {{(0|1|4|5|8|9|12|13)}}{{$}}
-// NODEBUG: function classify {{.*}} flags {{(2|3|6|7|10|11|14|15)}}{{$}}
+// PROF: function classify {{.*}} flags {{(32|33|36|37|40|41|44|45)}}{{$}}
+// NODEBUG: function classify {{.*}} flags {{(34|35|38|39|42|43|46|47)}}{{$}}
 
 int classify(int *v, int n) {
   int pos = 0, neg = 0;

@@ -51,5 +51,5 @@ int main(void) {
 }
 // CHECK-LABEL: function run
 // The dispatch block carries no check (its targets do: see test/roundtrip).
-// CHECK: block [[D:[0-9]+]] branch -> [[H1:[0-9]+]]:{{[01]+}} -> [[H2:[0-9]+]]:{{[01]+}} -> {{[0-9]+}}:{{[01]+}} -> {{[0-9]+}}:{{[01]+}} -> {{[0-9]+}}:{{[01]+}};
+// CHECK: block [[D:[0-9]+]] loop branch -> [[H1:[0-9]+]]:{{[01]+}} -> [[H2:[0-9]+]]:{{[01]+}} -> {{[0-9]+}}:{{[01]+}} -> {{[0-9]+}}:{{[01]+}} -> {{[0-9]+}}:{{[01]+}};
 // OUT: {{^[0-9]+$}}
