@@ -46,6 +46,7 @@
 #include "crashtrail/abi.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/DIBuilder.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
@@ -275,11 +276,17 @@ struct Emitter {
     B.CreateCall(FT, InlineAsm::get(FT, Asm, Cons, true), {Stub});
   }
 
-  static bool callsNothing(Function &F) {
+  // Calls nothing but intrinsics, inline assembly and calls in tail position (jumps once codegen
+  // is done, see PlanBuilder's isTailPositionCall): a leaf for the code generator, which then
+  // needs no frame, unless a slow path is a real call.
+  bool callsNothing(Function &F) const {
+    SmallPtrSet<const Instruction *, 8> TailCalls;
+    for (const BlockPlan &BP : P.Blocks)
+      if (BP.Term == CT_TERM_CALL && BP.Succs.empty() && BP.Call) TailCalls.insert(BP.Call);
     for (BasicBlock &BB : F)
       for (Instruction &I : BB)
         if (auto *CB = dyn_cast<CallBase>(&I))
-          if (!isa<IntrinsicInst>(CB) && !CB->isInlineAsm()) return false;
+          if (!isa<IntrinsicInst>(CB) && !CB->isInlineAsm() && !TailCalls.count(CB)) return false;
     return true;
   }
 

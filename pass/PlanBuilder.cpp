@@ -69,8 +69,10 @@ struct Builder {
     if (!Ret || !CI.isTailCall() || CI.hasFnAttr(Attribute::ReturnsTwice) ||
         F.getFnAttribute("disable-tail-calls").getValueAsBool())
       return false;
+    // A function that returns nothing may drop the callee's result: `call i32 @f(); ret void`
+    // is a tail call for codegen too (a `jmp`; SQLite's `pthreadMutexEnter`).
     Value *RV = Ret->getReturnValue();
-    return RV ? RV == &CI : CI.getType()->isVoidTy();
+    return RV ? RV == &CI : true;
   }
 
   // The optimiser merges a function's returns into one block, `phi; ret`, and leaves it to
@@ -96,7 +98,7 @@ struct Builder {
         if (!Br || Br->isConditional()) continue;
         auto *CI = dyn_cast_or_null<CallInst>(Br->getPrevNonDebugInstruction());
         if (!CI || !CI->isTailCall() || CI->isMustTailCall()) continue;
-        if (Phi ? Phi->getIncomingValueForBlock(Pred) != CI : !CI->getType()->isVoidTy()) continue;
+        if (Phi && Phi->getIncomingValueForBlock(Pred) != CI) continue;
         auto *NewRet = ReturnInst::Create(F.getContext(), Phi ? CI : nullptr, Br);
         NewRet->setDebugLoc(Ret->getDebugLoc());
         Br->eraseFromParent();

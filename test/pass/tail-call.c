@@ -3,7 +3,10 @@
 // takes the frame's place, as with musttail), it is flushed before, and nothing of ours
 // follows it, so codegen still makes it a jump. A tail call is stamped when the frame's
 // return would be (the function may be entered from another module). A call whose result is
-// used keeps its continuation and the elidable return after it.
+// used keeps its continuation and the elidable return after it. A function that returns nothing
+// may drop its callee's result and still jump to it (SQLite's pthreadMutexEnter); one whose only
+// call is a tail call is a leaf otherwise, so its slow paths are inline assembly and it needs
+// no stack (no push and pop around the record).
 // RUN: %clang -fplugin=%plugin -O2 -g -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clang -fplugin=%plugin -O2 -g -S %s -o - | FileCheck %s --check-prefix=ASM
 // RUN: %clang -fplugin=%plugin -O2 -g -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s --check-prefix=META
@@ -22,6 +25,7 @@ int compare(void *L, int a, int b, int op) {
 int wrapper(int x) { return other(x + 1); }
 void vwrap(int x) { if (x) sink(x); }
 int notail(int x) { return other(x) + 1; }
+void drop(int x) { other(x); }
 
 // CHECK-LABEL: define{{.*}} @compare(
 // CHECK: store {{.*}} @__crashtrail_ring_pos
@@ -45,6 +49,13 @@ int notail(int x) { return other(x) + 1; }
 // ASM: jmp sink{{.*}}TAILCALL
 // ASM-LABEL: notail:
 // ASM: callq other
+// ASM-LABEL: drop:
+// ASM-NOT: push
+// ASM: movq ${{[0-9]+}}, 8(%r{{[a-z0-9]+}})
+// ASM-NOT: push
+// ASM: jmp other{{.*}}TAILCALL
+// ASM: callq{{.*}}__crashtrail_stamped_slow_here
+// ASM: .cfi_endproc
 
 // META-LABEL: function compare
 // META-NOT: site 1
@@ -59,3 +70,6 @@ int notail(int x) { return other(x) + 1; }
 // META: site 1: block 1 (after-call)
 // META: block 0 stamped call other -> 1;
 // META: block 1 stamped elidable return;
+// META-LABEL: function drop
+// META-NOT: site 1
+// META: block 0 stamped call other;
