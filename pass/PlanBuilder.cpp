@@ -72,7 +72,7 @@ struct Builder {
     // A function that returns nothing may drop the callee's result: `call i32 @f(); ret void`
     // is a tail call for codegen too (a `jmp`; SQLite's `pthreadMutexEnter`).
     Value *RV = Ret->getReturnValue();
-    return RV ? RV == &CI : true;
+    return !RV || RV == &CI;
   }
 
   // The optimiser merges a function's returns into one block, `phi; ret`, and leaves it to

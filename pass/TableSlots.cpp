@@ -45,13 +45,16 @@ bool flushesAtEnd(const BlockPlan &B) {
   return B.Term != CT_TERM_JUMP && B.Term != CT_TERM_BRANCH;
 }
 
+// A check point may flush at the block's start; a loop header may run again without X.
+bool endsSharing(const BlockPlan &B) { return B.Check || B.LoopHeader; }
+
 // Whether no flush can run between X's table update (at its start, after its check point) and
 // R's (at R's start, after R's check point). Since R post-dominates X, the blocks on such paths
 // are those reachable from X without passing R: a forward walk that stops at R. A path may
 // come back to X (a loop around X that exits to R): X is then a loop header, and refused.
 bool flushFreeBetween(const FunctionPlan &P, const DenseMap<const BasicBlock *, unsigned> &Index,
                       unsigned X, unsigned R) {
-  if (P.Blocks[R].Check || P.Blocks[R].LoopHeader) return false;
+  if (endsSharing(P.Blocks[R])) return false;
   SmallVector<unsigned, 16> Work{X};
   SmallPtrSet<const BasicBlock *, 32> Seen;
   const BasicBlock *XB = P.Blocks[X].BB, *RB = P.Blocks[R].BB;
@@ -62,8 +65,7 @@ bool flushFreeBetween(const FunctionPlan &P, const DenseMap<const BasicBlock *, 
     for (const BasicBlock *Succ : successors(B.BB)) {
       if (Succ == RB) continue;
       auto It = Index.find(Succ);
-      if (It == Index.end() || P.Blocks[It->second].Check || P.Blocks[It->second].LoopHeader)
-        return false;
+      if (It == Index.end() || endsSharing(P.Blocks[It->second])) return false;
       if (!Seen.insert(Succ).second) continue;
       if (Seen.size() > MaxRegion) return false;
       Work.push_back(It->second);
