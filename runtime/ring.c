@@ -222,12 +222,26 @@ static uint64_t *ct_chunk_start(struct ct_ring *r, struct ct_thread *t, uint64_t
   return p + 2 * CT_CHUNK_HEADER_SLOTS;
 }
 
+/* The ring the thread's last refill wrote to. The walk below finds the thread's ring whose module
+ * is desc->runtime (a module loaded again at the same address starts with it 0, then gets a new
+ * slot) and whose position variable is pos_tls; there is one such ring, and it stays the
+ * thread's while the thread lives. So a cached ring that matches both is the walk's answer, and
+ * one pointer, written at once, cannot be seen half-written by a signal handler's refill. Most
+ * refills hit: a program writes to one module's ring at a time. */
+static __thread struct ct_ring *ct_last_ring;
+
 /* Returns the slot where the record goes, the first free slot of a chunk just started. */
 static uint64_t *ct_refill_slot(uint64_t **pos_tls, struct ct_module_desc *desc) {
   struct ct_thread *t;
   struct ct_module *m;
   struct ct_ring *r;
   uint64_t *p = *pos_tls;
+  r = ct_last_ring;
+  if (r && r->pos_tls == pos_tls &&
+      r->module == __atomic_load_n((struct ct_module **)&desc->runtime, __ATOMIC_RELAXED)) {
+    if (p < r->base || p >= r->base + r->size / 8) p = r->base; /* the end of the ring: wrap */
+    return ct_chunk_start(r, &ct_tls_thread, p);
+  }
   ct_ensure_init();
   t = ct_thread_get();
   m = ct_module_for(desc);
@@ -241,6 +255,7 @@ static uint64_t *ct_refill_slot(uint64_t **pos_tls, struct ct_module_desc *desc)
   } else if (p < r->base || p >= r->base + r->size / 8) {
     p = r->base; /* the end of the ring: wrap */
   }
+  ct_last_ring = r;
   return ct_chunk_start(r, t, p);
 }
 
