@@ -5,6 +5,10 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Instruction.h"
+#if LLVM_VERSION_MAJOR >= 16
+#include "llvm/IR/ProfDataUtils.h"
+#endif
 
 namespace crashtrail {
 
@@ -21,6 +25,16 @@ inline void setWritesArgMemOnly(llvm::CallBase *CB) {
 #else
   CB->addFnAttr(llvm::Attribute::ArgMemOnly);
   CB->addFnAttr(llvm::Attribute::WriteOnly);
+#endif
+}
+
+// A two-way branch's weights: Instruction::extractProfMetadata (LLVM 14) became
+// extractBranchWeights in ProfDataUtils.h (LLVM 16+).
+inline bool branchWeights(const llvm::Instruction &I, uint64_t &True, uint64_t &False) {
+#if LLVM_VERSION_MAJOR >= 16
+  return llvm::extractBranchWeights(I, True, False);
+#else
+  return I.extractProfMetadata(True, False);
 #endif
 }
 

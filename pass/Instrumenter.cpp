@@ -36,11 +36,14 @@
 // jump in cold code. In a function that calls nothing else the call is inline assembly, so
 // the function stays a leaf (see callSlowPath).
 // Every added branch to a slow path carries unlikely branch weights.
+// After mem2reg the accumulator's constants are folded through joins (AccFold.cpp) and the
+// shifts that reach a join on every way in are moved past it (AccShiftSink.cpp).
 //
 //===----------------------------------------------------------------------------------------===//
 #include "Instrumenter.h"
 
 #include "AccFold.h"
+#include "AccShiftSink.h"
 #include "BlockDiscriminators.h"
 
 #include "crashtrail/abi.h"
@@ -433,6 +436,14 @@ struct Emitter {
         for (PHINode &Phi : BB.phis())
           if (!Before.count(&Phi) && Phi.getType() == I64) AccPhis.insert(&Phi);
       foldAccumulatorConstants(F, AccPhis);
+      // A check's compare rewritten by c compares against the limit of budget + c.
+      DenseMap<ICmpInst *, unsigned> Shifted;
+      sinkAccumulatorShifts(F, AccPhis, Shifted);
+      for (auto &[V, Budget] : WideChecks)
+        if (auto *Cmp = dyn_cast_or_null<ICmpInst>(V)) {
+          auto It = Shifted.find(Cmp);
+          if (It != Shifted.end()) Budget += It->second;
+        }
     }
     useLimitTable();
   }
@@ -443,7 +454,9 @@ struct Emitter {
   void useLimitTable() {
     for (auto &[V, Budget] : WideChecks) {
       auto *Cmp = dyn_cast_or_null<ICmpInst>(V);
-      if (!Cmp || !isa<ConstantInt>(Cmp->getOperand(1))) continue;
+      if (!Cmp || !isa<ConstantInt>(Cmp->getOperand(1)) ||
+          cast<ConstantInt>(Cmp->getOperand(1))->getZExtValue() <= uint64_t(INT32_MAX))
+        continue; // an immediate (a limit shifted down with its accumulator, AccShiftSink)
       LoadInst *L = new LoadInst(I64, G.checkLimit(Budget), "ct.limit", Cmp);
       L->setAlignment(Align(8));
       Cmp->setOperand(1, L);
