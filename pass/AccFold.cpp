@@ -29,6 +29,7 @@
 #include "llvm/Analysis/ConstantFolding.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/Utils/Local.h"
 
@@ -106,6 +107,13 @@ bool allIncomingConstant(PHINode *P) {
 }
 
 } // namespace
+
+void salvageDebugUsesThrough(Value *V, Instruction *Expr) {
+  ValueAsMetadata::handleRAUW(V, Expr);
+  salvageDebugInfo(*Expr);
+  Expr->replaceAllUsesWith(UndefValue::get(Expr->getType()));
+  Expr->eraseFromParent();
+}
 
 // mem2reg leaves `shl i64 1, 1` where a site init met the code after it: folded here, as the
 // optimiser would have. Integer arithmetic and compares of constants only; a phi of the
@@ -205,13 +213,9 @@ static unsigned foldThroughPhis(Function &F, SmallPtrSetImpl<PHINode *> &AccPhis
                                      : DebugOp == Instruction::Or ? Instruction::And
                                                                   : Instruction::Sub;
     APInt InvK = DebugOp == Instruction::Or ? ~DebugK : DebugK;
-    Instruction *Tmp =
-        BinaryOperator::Create(Inverse, DebugBase, ConstantInt::get(P->getType(), InvK), "",
-                               &*DebugBase->getParent()->getFirstInsertionPt());
-    P->replaceAllUsesWith(Tmp);
-    salvageDebugInfo(*Tmp);
-    Tmp->replaceAllUsesWith(UndefValue::get(Tmp->getType()));
-    Tmp->eraseFromParent();
+    salvageDebugUsesThrough(
+        P, BinaryOperator::Create(Inverse, DebugBase, ConstantInt::get(P->getType(), InvK), "",
+                                  &*DebugBase->getParent()->getFirstInsertionPt()));
     AccPhis.erase(P);
     P->eraseFromParent();
   }

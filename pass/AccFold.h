@@ -14,6 +14,11 @@ namespace crashtrail {
 // many instructions were folded away.
 unsigned foldAccumulatorConstants(llvm::Function &F, llvm::SmallPtrSetImpl<llvm::PHINode *> &AccPhis);
 
+// V's debug uses rewritten in terms of Expr's operand (LLVM's salvaging: `shl x, 1` becomes
+// x with DW_OP_constu 1, DW_OP_shl): Expr, an instruction made for the purpose whose value is
+// V's, takes over V's debug uses only, is salvaged and removed. V's real uses stay.
+void salvageDebugUsesThrough(llvm::Value *V, llvm::Instruction *Expr);
+
 } // namespace crashtrail
 
 #endif

@@ -8,7 +8,8 @@
 // unshifted values, P == P' << c, and P's users are rewritten:
 //   - `shl P, n`                 -> `shl P', n + c`            (no instruction added)
 //   - `icmp ugt P, K`            -> `icmp ugt P', K >> c`       (exact: P's low c bits are 0)
-//   - `icmp uge P, K`            -> `icmp uge P', ceil(K / 2^c)`
+//   - `icmp uge P, K`            -> `icmp uge P', ceil(K / 2^c)`   (a check's limit then sits at
+//                                   another entry of the limit table, see useLimitTable)
 //   - debug uses                 -> P' with DW_OP_shl c (LLVM's salvaging)
 //   - anything else (a record's store, a phi, an or): `shl P', c` of its own, right before it.
 // The shifts on the incoming edges then have no use on the way into P; where their only other
@@ -23,12 +24,12 @@
 //
 //===----------------------------------------------------------------------------------------===//
 #include "AccShiftSink.h"
+#include "AccFold.h"
 #include "Compat.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InstrTypes.h"
-#include "llvm/IR/Metadata.h"
 #include "llvm/IR/ValueHandle.h"
 #include "llvm/Transforms/Utils/Local.h"
 
@@ -105,7 +106,6 @@ void materialise(Instruction *U, unsigned OpNo, PHINode *New, unsigned C) {
 }
 
 bool sinkThrough(PHINode *P, SmallPtrSetImpl<PHINode *> &AccPhis,
-                 DenseMap<ICmpInst *, unsigned> &ShiftedCompares,
                  SmallVectorImpl<WeakTrackingVH> &Fed) {
   if (P->getNumIncomingValues() == 0 || P->use_empty()) return false;
   unsigned C = 64;
@@ -159,19 +159,15 @@ bool sinkThrough(PHINode *P, SmallPtrSetImpl<PHINode *> &AccPhis,
         Q += 1;
       Cmp->setOperand(0, New);
       Cmp->setOperand(1, ConstantInt::get(P->getType(), Q));
-      ShiftedCompares[Cmp] += C;
       continue;
     }
     for (unsigned OpNo = 0; OpNo < U->getNumOperands(); ++OpNo)
       if (U->getOperand(OpNo) == P) materialise(U, OpNo, New, C);
   }
   // What is left are debug uses: P = New << C, salvaged into their DWARF expressions.
-  Instruction *Tmp = BinaryOperator::Create(Instruction::Shl, New, ConstantInt::get(P->getType(), C),
-                                            "", &*New->getParent()->getFirstInsertionPt());
-  P->replaceAllUsesWith(Tmp);
-  salvageDebugInfo(*Tmp);
-  Tmp->replaceAllUsesWith(UndefValue::get(Tmp->getType()));
-  Tmp->eraseFromParent();
+  salvageDebugUsesThrough(P, BinaryOperator::Create(Instruction::Shl, New,
+                                                    ConstantInt::get(P->getType(), C), "",
+                                                    &*New->getParent()->getFirstInsertionPt()));
   AccPhis.erase(P);
   AccPhis.insert(New);
   P->eraseFromParent();
@@ -180,8 +176,7 @@ bool sinkThrough(PHINode *P, SmallPtrSetImpl<PHINode *> &AccPhis,
 
 } // namespace
 
-unsigned sinkAccumulatorShifts(Function &F, SmallPtrSetImpl<PHINode *> &AccPhis,
-                               DenseMap<ICmpInst *, unsigned> &ShiftedCompares) {
+unsigned sinkAccumulatorShifts(Function &F, SmallPtrSetImpl<PHINode *> &AccPhis) {
   unsigned Rewritten = 0;
   SmallVector<WeakTrackingVH, 16> Fed;
   for (unsigned Round = 0; Round < MaxRounds; ++Round) {
@@ -193,7 +188,7 @@ unsigned sinkAccumulatorShifts(Function &F, SmallPtrSetImpl<PHINode *> &AccPhis,
         if (AccPhis.count(&Phi)) Work.push_back(&Phi);
     unsigned Before = Rewritten;
     for (PHINode *P : Work)
-      if (AccPhis.count(P) && sinkThrough(P, AccPhis, ShiftedCompares, Fed)) ++Rewritten;
+      if (AccPhis.count(P) && sinkThrough(P, AccPhis, Fed)) ++Rewritten;
     // The shifts that fed only rewritten phis: their debug uses salvaged (x << c), then gone.
     for (WeakTrackingVH &V : Fed)
       if (auto *I = dyn_cast_or_null<Instruction>(V); I && I->use_empty()) {
@@ -206,16 +201,11 @@ unsigned sinkAccumulatorShifts(Function &F, SmallPtrSetImpl<PHINode *> &AccPhis,
   // computed by codegen where that use is, so its debug uses, on the way to the join, name
   // x << c instead: the accumulator's location must hold on the hot path, where a crash
   // reads it.
-  // (Through a copy that takes over the debug uses only: salvaging the copy and removing it
-  // leaves the shift itself to its real users.)
   for (WeakTrackingVH &V : Fed)
     if (auto *I = dyn_cast_or_null<Instruction>(V); I && I->isUsedByMetadata()) {
       Instruction *Copy = I->clone();
       Copy->insertAfter(I);
-      ValueAsMetadata::handleRAUW(I, Copy);
-      salvageDebugInfo(*Copy);
-      Copy->replaceAllUsesWith(UndefValue::get(Copy->getType()));
-      Copy->eraseFromParent();
+      salvageDebugUsesThrough(I, Copy);
     }
   return Rewritten;
 }

@@ -2,7 +2,6 @@
 #ifndef CRASHTRAIL_PASS_ACCSHIFTSINK_H
 #define CRASHTRAIL_PASS_ACCSHIFTSINK_H
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
@@ -15,10 +14,8 @@ namespace crashtrail {
 // `phi [x, %a], [y, %b]; shl %p', 7`, one instruction fewer on each way in. Compares with a
 // constant (check points, elidable flushes) are rewritten exactly; users that need the value
 // itself get `shl %p', c` of their own, only in cold blocks (see AccShiftSink.cpp).
-// AccPhis is updated; ShiftedCompares receives, for each compare rewritten, the c it was
-// shifted by (a check's limit table index moves by c). Returns the phis rewritten.
-unsigned sinkAccumulatorShifts(llvm::Function &F, llvm::SmallPtrSetImpl<llvm::PHINode *> &AccPhis,
-                               llvm::DenseMap<llvm::ICmpInst *, unsigned> &ShiftedCompares);
+// AccPhis is updated. Returns the phis rewritten.
+unsigned sinkAccumulatorShifts(llvm::Function &F, llvm::SmallPtrSetImpl<llvm::PHINode *> &AccPhis);
 
 } // namespace crashtrail
 

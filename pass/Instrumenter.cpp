@@ -58,6 +58,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/MDBuilder.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
@@ -80,7 +81,7 @@ struct Emitter {
   std::vector<Instruction *> Ends; // per logical block: its terminator or ending call
   // Checks whose limit is no 32-bit immediate: compared with the module's limit table once
   // the accumulator's constants are folded (see useLimitTable).
-  std::vector<std::pair<WeakTrackingVH, unsigned>> WideChecks;
+  std::vector<WeakTrackingVH> WideChecks;
 
   Emitter(FunctionPlan &P, RuntimeGlue &G, const Options &O)
       : P(P), G(G), O(O), Ctx(P.F->getContext()), I64(Type::getInt64Ty(Ctx)) {
@@ -164,7 +165,7 @@ struct Emitter {
     // (cmp $imm32, reg); above, it is read from the module's limit table (useLimitTable).
     uint64_t Limit = (uint64_t(1) << (CT_ACC_BITS - BP.Budget)) - 1;
     Value *Full = B.CreateICmpUGT(loadAcc(B), c64(Limit), "ct.full");
-    if (Limit > uint64_t(INT32_MAX)) WideChecks.push_back({Full, BP.Budget});
+    if (Limit > uint64_t(INT32_MAX)) WideChecks.push_back(Full);
     Instruction *Then = SplitBlockAndInsertIfThen(Full, Cursor, false, Unlikely);
     emitFlush(Then, false, true);
     new StoreInst(c64(P.siteInit(BP.Site)), Acc, Then);
@@ -436,27 +437,24 @@ struct Emitter {
         for (PHINode &Phi : BB.phis())
           if (!Before.count(&Phi) && Phi.getType() == I64) AccPhis.insert(&Phi);
       foldAccumulatorConstants(F, AccPhis);
-      // A check's compare rewritten by c compares against the limit of budget + c.
-      DenseMap<ICmpInst *, unsigned> Shifted;
-      sinkAccumulatorShifts(F, AccPhis, Shifted);
-      for (auto &[V, Budget] : WideChecks)
-        if (auto *Cmp = dyn_cast_or_null<ICmpInst>(V)) {
-          auto It = Shifted.find(Cmp);
-          if (It != Shifted.end()) Budget += It->second;
-        }
+      sinkAccumulatorShifts(F, AccPhis);
     }
     useLimitTable();
   }
 
   // A check's limit above 2^31 is read from the module's table (RuntimeGlue::checkLimit), not
   // materialised: as a 64-bit constant it would take a register in every loop. Done after
-  // the fold, which needs the constant (a check reached with a known accumulator disappears).
+  // the fold, which needs the constant (a check reached with a known accumulator disappears),
+  // and after the shifts are sunk, which may have shifted the limit down with its accumulator
+  // (to an immediate, or to another entry of the table): the entry is the one holding the
+  // limit now, 2^(CT_ACC_BITS - D) - 1 at [D].
   void useLimitTable() {
-    for (auto &[V, Budget] : WideChecks) {
+    for (WeakTrackingVH &V : WideChecks) {
       auto *Cmp = dyn_cast_or_null<ICmpInst>(V);
-      if (!Cmp || !isa<ConstantInt>(Cmp->getOperand(1)) ||
-          cast<ConstantInt>(Cmp->getOperand(1))->getZExtValue() <= uint64_t(INT32_MAX))
-        continue; // an immediate (a limit shifted down with its accumulator, AccShiftSink)
+      auto *K = Cmp ? dyn_cast<ConstantInt>(Cmp->getOperand(1)) : nullptr;
+      if (!K || K->getZExtValue() <= uint64_t(INT32_MAX)) continue;
+      assert(isPowerOf2_64(K->getZExtValue() + 1) && "a check's limit is 2^k - 1");
+      unsigned Budget = CT_ACC_BITS - Log2_64(K->getZExtValue() + 1);
       LoadInst *L = new LoadInst(I64, G.checkLimit(Budget), "ct.limit", Cmp);
       L->setAlignment(Align(8));
       Cmp->setOperand(1, L);
