@@ -25,9 +25,9 @@
 //     p = RING_POS; if ((p & MASK) == 0) { slow_here(); p = RING_POS; w0 |= STAMP_OR; }
 //     p[0] = w0; p[1] = acc; RING_POS = p + 2;
 // (a stamped flush's cold path writes its whole record, with the stamp, itself).
-// MASK is 4095 for a plain flush (slow_here = refill_here: the chunk is full). A stamped flush
-// reads its module's chunk mask instead, which the runtime sets from 4095 to 0 when it turns
-// stamping on (two instrumented modules loaded): then every stamped flush takes the slow path
+// MASK is CT_CHUNK_BYTES - 1 (16383) for a plain flush (slow_here = refill_here: the chunk is
+// full). A stamped flush reads its module's chunk mask instead, which the runtime sets from
+// that to 0 when it turns stamping on (two instrumented modules loaded): then every stamped flush takes the slow path
 // (stamped_slow_here), where the runtime takes the thread's next stamp and leaves it in
 // STAMP_OR (0 while stamping is off: the slow path was a chunk boundary), and refills at a
 // chunk boundary. With one module a stamped flush thus costs what a plain one does. Both

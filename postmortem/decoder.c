@@ -1,7 +1,7 @@
 /*
  * decoder.c - ring extraction and abstract execution of one record.
  *
- * Ring extraction: a ring is a sequence of 4096-byte chunks, each starting with a CHUNK
+ * Ring extraction: a ring is a sequence of chunks (r->chunk_bytes), each starting with a CHUNK
  * marker (generation) and a CLOCK marker. A CUT marker becomes a record with fn 0 that only
  * carries its stamp (it closes a segment, see timeline.c). Chunks are taken in generation
  * order. Where the data ends: the runtime does not clear a chunk it starts (that would cost a
@@ -67,6 +67,10 @@ uint64_t ct_ring_stamp(const struct ct_ring_records *rr, size_t index) {
   return lo < rr->nstamps && rr->stamps[lo].index == index ? rr->stamps[lo].stamp : CT_NO_STAMP;
 }
 
+static size_t ring_chunk_bytes(const struct ct_dump_ring *r) {
+  return r->chunk_bytes ? r->chunk_bytes : CT_CHUNK_BYTES;
+}
+
 /* For a live ring with a consistent position: the chunk that holds it (its generation and its
  * words) and how many of its slots, header included, are written. Otherwise the outputs stay as
  * they are (no generation limit, no chunk): the ring ends at its first empty slot. */
@@ -76,9 +80,10 @@ static void position_end(const struct ct_dump_ring *r, uint64_t *gen, const uint
   if ((r->hdr.flags & (CT_THR_EXITED | CT_THR_PREFORK)) || pos == CT_RING_POS_UNKNOWN ||
       pos == 0 || pos > r->hdr.size || pos % CT_RECORD_BYTES)
     return;
-  size_t c = (size_t)((pos - 1) / CT_CHUNK_BYTES);
-  const uint64_t *w = (const uint64_t *)(r->data + c * CT_CHUNK_BYTES);
-  size_t n = (size_t)((pos - 1) % CT_CHUNK_BYTES) / CT_RECORD_BYTES + 1;
+  const size_t chunk_bytes = ring_chunk_bytes(r);
+  size_t c = (size_t)((pos - 1) / chunk_bytes);
+  const uint64_t *w = (const uint64_t *)(r->data + c * chunk_bytes);
+  size_t n = (size_t)((pos - 1) % chunk_bytes) / CT_RECORD_BYTES + 1;
   if (tag_of(w[0]) != CT_TAG_CHUNK || tag_of(w[2]) != CT_TAG_CLOCK || n < CT_CHUNK_HEADER_SLOTS)
     return;
   *gen = w[0] & CT_REC_ADDR_MASK;
@@ -87,17 +92,19 @@ static void position_end(const struct ct_dump_ring *r, uint64_t *gen, const uint
 }
 
 int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_ring_records *out) {
-  size_t nchunks = r->hdr.size / CT_CHUNK_BYTES, nc = 0;
-  const size_t slots = CT_CHUNK_BYTES / CT_RECORD_BYTES;
+  const size_t chunk_bytes = ring_chunk_bytes(r);
+  size_t nchunks = r->hdr.size / chunk_bytes, nc = 0;
+  const size_t slots = chunk_bytes / CT_RECORD_BYTES;
   uint64_t end_gen = UINT64_MAX;
   const uint64_t *end_words = NULL;
   size_t end_slots = slots;
   position_end(r, &end_gen, &end_words, &end_slots);
   struct chunk_ref *ch = calloc(nchunks ? nchunks : 1, sizeof *ch);
   memset(out, 0, sizeof *out);
+  out->slots = CT_CHUNK_RECORD_SLOTS_OF(chunk_bytes);
   if (!ch) return -1;
   for (size_t i = 0; i < nchunks; i++) {
-    const uint64_t *w = (const uint64_t *)(r->data + i * CT_CHUNK_BYTES);
+    const uint64_t *w = (const uint64_t *)(r->data + i * chunk_bytes);
     if (tag_of(w[0]) != CT_TAG_CHUNK || tag_of(w[2]) != CT_TAG_CLOCK) {
       out->skipped += w[0] != 0;
       continue;
@@ -142,7 +149,7 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
       if (cut || (w0 & CT_REC_STAMPED)) {
         uint64_t low = w0 >> CT_REC_TAG_SHIFT;
         uint64_t stamp = cut ? (base = w1) : base + ((low - (base & 0xffff)) & 0xffff);
-        if (add_stamp(out, k * CT_CHUNK_RECORD_SLOTS + (s - CT_CHUNK_HEADER_SLOTS), stamp) != 0)
+        if (add_stamp(out, k * out->slots + (s - CT_CHUNK_HEADER_SLOTS), stamp) != 0)
           goto oom;
       }
     }
@@ -154,7 +161,7 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
                        ? (uint64_t)(((unsigned __int128)(until - time) << 32) / fill)
                        : 0;
   }
-  out->n = out->nlive * CT_CHUNK_RECORD_SLOTS;
+  out->n = out->nlive * out->slots;
   free(ch);
   return 0;
 oom:

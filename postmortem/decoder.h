@@ -29,19 +29,22 @@ struct ct_rec_stamp {
   uint64_t stamp;
 };
 
-#define CT_CHUNK_RECORD_SLOTS (CT_CHUNK_BYTES / CT_RECORD_BYTES - CT_CHUNK_HEADER_SLOTS)
+/* Record slots per chunk of chunk_bytes (the header's two slots not counted). */
+#define CT_CHUNK_RECORD_SLOTS_OF(chunk_bytes) ((chunk_bytes) / CT_RECORD_BYTES - CT_CHUNK_HEADER_SLOTS)
+#define CT_CHUNK_RECORD_SLOTS CT_CHUNK_RECORD_SLOTS_OF(CT_CHUNK_BYTES)
 
 /* A ring's records, read in place from the dump (a 64 MB ring holds 4 M records: copying them
- * cost more than decoding them). Record slot i is slot i % CT_CHUNK_RECORD_SLOTS (after the
- * header) of live chunk i / CT_CHUNK_RECORD_SLOTS; slots that hold no record (past the chunk's
- * end, SEQ markers, torn or unknown slots) are holes that ct_ring_rec skips. */
+ * cost more than decoding them). Record slot i is slot i % slots (after the header) of live
+ * chunk i / slots; slots that hold no record (past the chunk's end, SEQ markers, torn or
+ * unknown slots) are holes that ct_ring_rec skips. */
 struct ct_ring_records {
   const uint64_t **live;   /* the live chunks, oldest first (pointers into the dump) */
   uint64_t *clock;         /* per live chunk: its CLOCK marker's time */
   uint64_t *step;          /* per live chunk: time per slot up to the next chunk's clock, 32.32 */
   uint16_t *fill;          /* per live chunk: slots used before its first empty one */
   size_t nlive;
-  size_t n;                /* record slots: nlive * CT_CHUNK_RECORD_SLOTS, oldest first */
+  size_t slots;            /* record slots per chunk (CT_CHUNK_RECORD_SLOTS_OF the dump's) */
+  size_t n;                /* record slots: nlive * slots, oldest first */
   struct ct_rec_stamp *stamps; /* in index order */
   size_t nstamps, stamps_cap;
   size_t skipped;      /* torn or malformed slots */
@@ -78,7 +81,7 @@ static inline enum ct_slot_kind ct_slot_kind(uint64_t w0, uint64_t w1) {
  * evenly between its clock and the next chunk's (which orders threads far better than one time
  * per chunk). */
 static inline int ct_ring_rec(const struct ct_ring_records *rr, size_t i, struct ct_rec *out) {
-  size_t c = i / CT_CHUNK_RECORD_SLOTS, s = i % CT_CHUNK_RECORD_SLOTS;
+  size_t c = i / rr->slots, s = i % rr->slots;
   if (s >= rr->fill[c]) return 0;
   const uint64_t *w = rr->live[c] + 2 * (CT_CHUNK_HEADER_SLOTS + s);
   uint64_t w0 = w[0], w1 = w[1];

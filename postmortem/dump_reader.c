@@ -146,7 +146,8 @@ static int read_section(struct ct_dump *d, struct section *s) {
   case CT_DS_RING: {
     struct ct_dump_ring *r = &d->rings[d->nrings];
     if (!ct_cur_struct(b, &r->hdr, sizeof r->hdr)) return -1;
-    if (r->hdr.size % CT_CHUNK_BYTES || r->hdr.size != ct_cur_left(b)) return -1;
+    /* Whole chunks of the dump's own size: checked once the process section has said it. */
+    if (r->hdr.size % CT_CHUNK_BYTES_ABI4 || r->hdr.size != ct_cur_left(b)) return -1;
     r->data = ct_cur_need(b, (size_t)r->hdr.size);
     d->nrings++;
     return 0;
@@ -228,6 +229,16 @@ static int dump_parse(const uint8_t *data, size_t size, int mapped, const char *
   if (!d->exe) {
     ct_dump_free(d);
     return dump_fail(err, errlen, "%s: corrupt dump (no process section)", name);
+  }
+  uint32_t chunk = d->process.abi_version >= 5 ? CT_CHUNK_BYTES : CT_CHUNK_BYTES_ABI4;
+  for (size_t i = 0; i < d->nrings; i++) {
+    d->rings[i].chunk_bytes = chunk;
+    if (d->rings[i].hdr.size % chunk) {
+      ct_dump_free(d);
+      return dump_fail(err, errlen, "%s: corrupt dump (a ring of %llu bytes is not a whole "
+                       "number of %u-byte chunks)", name,
+                       (unsigned long long)d->rings[i].hdr.size, chunk);
+    }
   }
   *out = d;
   return 0;

@@ -21,7 +21,9 @@ struct ct_dump_module {
 
 struct ct_dump_ring {
   struct ct_ds_ring hdr;
-  const uint8_t *data; /* hdr.size bytes, a whole number of chunks */
+  const uint8_t *data;  /* hdr.size bytes, a whole number of chunks */
+  uint32_t chunk_bytes; /* CT_CHUNK_BYTES, or CT_CHUNK_BYTES_ABI4 in a dump of ABI 4 or older
+                         * (0 reads as CT_CHUNK_BYTES) */
 };
 
 struct ct_dump_table {

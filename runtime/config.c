@@ -115,7 +115,9 @@ void ct_config_load(void) {
   ct_cfg.stack_bytes = (size_t)CT_DEFAULT_STACK_KB * 1024;
   ct_cfg.keep_exited = CT_DEFAULT_KEEP_EXITED;
   if (ct_config_size("CRASHTRAIL_RING_KB", 8, (size_t)4 << 20, &kb))
-    ct_cfg.ring_bytes = (kb * 1024 + CT_CHUNK_BYTES - 1) / CT_CHUNK_BYTES * CT_CHUNK_BYTES;
+    ct_cfg.ring_bytes = kb * 1024 < 2 * CT_CHUNK_BYTES /* a lap must leave a full chunk */
+                            ? 2 * CT_CHUNK_BYTES
+                            : (kb * 1024 + CT_CHUNK_BYTES - 1) / CT_CHUNK_BYTES * CT_CHUNK_BYTES;
   if (ct_config_size("CRASHTRAIL_STACK_KB", 0, 64 * 1024, &kb)) ct_cfg.stack_bytes = kb * 1024;
   (void)ct_config_size("CRASHTRAIL_KEEP_EXITED", 0, 100000, &ct_cfg.keep_exited);
   ct_cfg.enabled = ct_config_flag("CRASHTRAIL_ENABLE", 1);

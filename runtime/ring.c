@@ -10,15 +10,15 @@
  * against its module's chunk mask (0 once two modules stamp) and its slow path goes through
  * __crashtrail_stamped_slow, which stamps; see pass/Instrumenter.cpp.
  * RING_POS is a zero-initialised TLS variable of the module, so a thread's first record in a
- * module lands here, and so does every record that would start a new 4096-byte chunk.
+ * module lands here, and so does every record that would start a new chunk (CT_CHUNK_BYTES).
  *
  * Invariants:
- *  - A ring is CT_CHUNK_BYTES-aligned (it starts one page into its own mapping, after its
- *    descriptor) and a whole number of chunks long, so the chunk test above also catches the
- *    ring's end; the slow path then wraps to the start.
+ *  - A ring is CT_CHUNK_BYTES-aligned (the page before it holds its descriptor, struct ct_ring)
+ *    and a whole number of chunks long, so the chunk test above also catches the ring's end;
+ *    the slow path then wraps to the start.
  *  - Every chunk starts with a CT_TAG_CHUNK and a CT_TAG_CLOCK marker; the rest of it is written
  *    in order, 16 bytes at a time, so every chunk but a ring's newest is full. A live thread's
- *    chunk is not cleared when it starts (a 4 KB memset per 254 records): after the write
+ *    chunk is not cleared when it starts (a memset per 1022 records): after the write
  *    position it holds an earlier lap's records, and the dump's position says where the data
  *    ends (postmortem/decoder.c). Once a ring's thread has exited, or the ring is a pre-fork
  *    one in a child, its newest chunk is cleared after the position and every chunk it starts
@@ -176,13 +176,20 @@ static struct ct_ring *ct_ring_acquire(struct ct_module *m, struct ct_thread *t,
   struct ct_ring *r = ct_ring_reuse(m);
   if (!r) {
     size_t size = ct_cfg.ring_bytes ? ct_cfg.ring_bytes : 256 * 1024;
-    /* Pre-faulted: a record write must never take a page fault in production. */
-    char *mem = mmap(NULL, size + CT_CHUNK_BYTES, PROT_READ | PROT_WRITE,
+    /* Pre-faulted: a record write must never take a page fault in production. mmap aligns
+     * to pages only: map a chunk more, keep the aligned part and the page before it. */
+    size_t len = size + CT_RING_DESC_BYTES + CT_CHUNK_BYTES;
+    char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (mem == MAP_FAILED) return NULL;
-    r = (struct ct_ring *)mem;
+    char *base = (char *)(((uintptr_t)mem + CT_RING_DESC_BYTES + CT_CHUNK_BYTES - 1) &
+                          ~(uintptr_t)(CT_CHUNK_BYTES - 1));
+    char *desc = base - CT_RING_DESC_BYTES;
+    if (desc > mem) munmap(mem, (size_t)(desc - mem));
+    if (base + size < mem + len) munmap(base + size, (size_t)(mem + len - (base + size)));
+    r = (struct ct_ring *)desc;
     r->module = m;
-    r->base = (uint64_t *)(mem + CT_CHUNK_BYTES);
+    r->base = (uint64_t *)base;
     r->size = size;
     r->pos_tls = pos_tls;
     atomic_store(&r->tid, (uint32_t)t->tid);

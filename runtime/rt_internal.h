@@ -85,6 +85,7 @@ CT_HIDDEN struct ct_module *ct_module_for(struct ct_module_desc *desc); /* any (
 CT_HIDDEN void ct_modules_after_fork(void);   /* normal (atfork child) */
 
 /* ---- threads and rings (ring.c) ------------------------------------------------------------- */
+#define CT_RING_DESC_BYTES 4096u /* a ring's descriptor: the page before its first chunk */
 struct ct_ring {
   struct ct_ring *next;              /* global list, push-only */
   struct ct_ring *next_in_thread;    /* the owning thread's rings */

@@ -20,7 +20,9 @@
  *   A slot whose w0 is 0 is empty. A slot whose bit 47 is clear and whose bits 48..63 are not
  *   zero is a marker; its tag is bits 48..63 (CT_TAG_*).
  *
- * Rings are made of 4096-byte chunks, each starting with two marker records:
+ * Rings are made of CT_CHUNK_BYTES chunks (16384 bytes since ABI 5, 4096 before: a chunk start
+ * reads the clock, and at 4 KB that was most of the refill's cost), each starting with two
+ * marker records:
  *   CT_TAG_CHUNK  w0 low 47 bits: chunk generation (1 for the first chunk written, +1 per chunk)
  *                 w1: the thread's full stamp counter when the chunk was started
  *   CT_TAG_CLOCK  w0 low 32 bits: thread id;  w1: CLOCK_MONOTONIC in nanoseconds
@@ -43,7 +45,7 @@
 
 #include <stdint.h>
 
-#define CT_ABI_VERSION 4u
+#define CT_ABI_VERSION 5u /* 5: 16 KB chunks (the pass's inline chunk test) */
 
 /* ---- symbols ------------------------------------------------------------------------------ */
 /* Per loaded module (one definition per executable or shared object: linkonce_odr, hidden). */
@@ -80,7 +82,8 @@
 
 /* ---- records ------------------------------------------------------------------------------ */
 #define CT_RECORD_BYTES 16u
-#define CT_CHUNK_BYTES 4096u
+#define CT_CHUNK_BYTES 16384u
+#define CT_CHUNK_BYTES_ABI4 4096u /* the chunks of dumps written by ABI 4 and older runtimes */
 #define CT_CHUNK_HEADER_SLOTS 2u
 #define CT_REC_ADDR_MASK ((UINT64_C(1) << 47) - 1)
 #define CT_REC_STAMPED (UINT64_C(1) << 47)

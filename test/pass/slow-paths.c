@@ -1,7 +1,7 @@
 // A flush's slow paths are calls without arguments to per-module preserve_most stubs, so the
-// hot code around them keeps its registers. A plain flush tests the ring position against 4095
+// hot code around them keeps its registers. A plain flush tests the ring position against 16383
 // (a chunk boundary) and calls __crashtrail_refill_here; a stamped flush tests it against its
-// module's chunk mask (4095 with one instrumented module, 0 once stamping is on), so with one
+// module's chunk mask (16383 with one instrumented module, 0 once stamping is on), so with one
 // module it costs no more than a plain one, and calls __crashtrail_stamped_slow_here, then
 // writes the record itself with __crashtrail_stamp_or (the runtime's new stamp, or 0) ored into
 // its first word, while the fast path stores that word as an immediate. Each stub

@@ -42,7 +42,7 @@ struct ring_counts {
 
 static struct ring_counts ring_count(const struct ct_dump_ring *r) {
   struct ring_counts n = {0, 0, 0, 0, 0};
-  uint64_t pos = r->hdr.pos, chunk_end = (pos + CT_CHUNK_BYTES - 1) / CT_CHUNK_BYTES * CT_CHUNK_BYTES;
+  uint64_t pos = r->hdr.pos, chunk = r->chunk_bytes, chunk_end = (pos + chunk - 1) / chunk * chunk;
   for (uint64_t off = 0; off + CT_RECORD_BYTES <= r->hdr.size; off += CT_RECORD_BYTES) {
     uint64_t w0;
     memcpy(&w0, r->data + off, sizeof w0);

@@ -590,12 +590,12 @@ def exited_thread(c):
 
 @case("ring_laps")
 def ring_laps(c):
-    """Rings of two chunks that wrap thousands of times: the newest chunk of the live, crashed
+    """Rings of two chunks (32 KiB) that wrap many times: the newest chunk of the live, crashed
     thread holds an earlier lap's records after its position (chunks are not cleared), and its
     timeline still ends with its own last calls; the exited thread's chunk tail was cleared at
     its exit, and its timeline ends with its last call too."""
     exe, plain = c.build_pair(["laps.c"], "laps")
-    env = {"CRASHTRAIL_RING_KB": "8"}
+    env = {"CRASHTRAIL_RING_KB": "32"}
     r, p = c.run([exe], env=env), c.run([plain])
     same_death(r, p, signal.SIGSEGV)
     dump = c.one_dump(r)
@@ -1006,7 +1006,8 @@ def bad_env(c):
 @case("config")
 def config_case(c):
     """CRASHTRAIL_ENABLE=0 (no dump, same death), CRASHTRAIL_STACK_KB=0 (no stack slice),
-    CRASHTRAIL_RING_KB=8 (8 KiB rings)."""
+    CRASHTRAIL_RING_KB=8 (rounded up to the smallest ring, two 16 KiB chunks), and 40 (rounded
+    up to a whole number of chunks, 48 KiB)."""
     exe, plain = c.build_pair(["crash.c"], "crash")
     p = c.run([plain, "segv"])
     r = c.run([exe, "segv"], env={"CRASHTRAIL_ENABLE": "0"})
@@ -1016,8 +1017,16 @@ def config_case(c):
     same_death(r, p, signal.SIGSEGV)
     dump, _, raw, _ = check_signal_dump(c, r, signal.SIGSEGV)
     expect(raw["stack_bytes"] == 0, "a stack slice was written with CRASHTRAIL_STACK_KB=0")
-    expect(all(g["size"] == 8192 for g in raw["rings"]), "rings are not 8 KiB")
-    return "disabled: no dump; no stack slice; 8 KiB rings"
+    expect(raw["rings"] and all(g["size"] == 32768 for g in raw["rings"]),
+           "CRASHTRAIL_RING_KB=8 did not give 32 KiB rings: %s" % raw["rings"])
+    for f in c.dump_files():
+        os.unlink(f)
+    r = c.run([exe, "segv"], env={"CRASHTRAIL_RING_KB": "40"})
+    same_death(r, p, signal.SIGSEGV)
+    _, _, raw, _ = check_signal_dump(c, r, signal.SIGSEGV)
+    expect(raw["rings"] and all(g["size"] == 49152 for g in raw["rings"]),
+           "CRASHTRAIL_RING_KB=40 did not give 48 KiB rings: %s" % raw["rings"])
+    return "disabled: no dump; no stack slice; 8 KiB asked, 32 KiB rings; 40 asked, 48 KiB"
 
 
 @case("setuid")

@@ -43,7 +43,7 @@ static size_t chunk(uint64_t *ring, size_t c, uint64_t gen, uint64_t stamp, uint
  * stamps in the ring unwrap against it. */
 static void test_ring_cut(void) {
   uint64_t *ring = calloc(CHUNK_WORDS, 8);
-  struct ct_dump_ring r = {{0}, (const uint8_t *)ring};
+  struct ct_dump_ring r = {{0}, (const uint8_t *)ring, CT_CHUNK_BYTES};
   struct ct_ring_records rr;
   r.hdr.size = CT_CHUNK_BYTES;
   size_t at = chunk(ring, 0, 1, 0, 1000);
@@ -70,7 +70,7 @@ static void test_ring_cut(void) {
 
 static void test_ring_order_and_stamps(void) {
   uint64_t *ring = calloc(3 * CHUNK_WORDS, 8);
-  struct ct_dump_ring r = {{0}, (const uint8_t *)ring};
+  struct ct_dump_ring r = {{0}, (const uint8_t *)ring, CT_CHUNK_BYTES};
   struct ct_ring_records rr;
   r.hdr.size = 3 * CT_CHUNK_BYTES;
   /* Written in order: chunk gen 4 (slot 1), gen 5 (slot 2), gen 6 (slot 0, wrapped). */
@@ -124,13 +124,38 @@ static void test_ring_order_and_stamps(void) {
   free(ring);
 }
 
+/* A dump of ABI 4 or older has 4096-byte chunks (struct ct_dump_ring.chunk_bytes, set by the
+ * dump reader from the process section's ABI version): 254 record slots each, not 1022. */
+static void test_ring_abi4_chunks(void) {
+  const size_t words = CT_CHUNK_BYTES_ABI4 / 8;
+  uint64_t *ring = calloc(2 * words, 8);
+  struct ct_dump_ring r = {{0}, (const uint8_t *)ring, CT_CHUNK_BYTES_ABI4};
+  struct ct_ring_records rr;
+  struct ct_rec recs[4];
+  size_t slot[4];
+  r.hdr.size = 2 * CT_CHUNK_BYTES_ABI4;
+  for (size_t c = 0; c < 2; c++) {
+    uint64_t *w = ring + c * words;
+    w[0] = (uint64_t)CT_TAG_CHUNK << 48 | (c + 1);
+    w[2] = (uint64_t)CT_TAG_CLOCK << 48 | 42;
+    w[3] = 1000 * (c + 1);
+    w[4] = 0x1000, w[5] = 0x30 + c;
+  }
+  CHECK(ct_ring_extract(&r, 3000, &rr) == 0);
+  size_t n = records(&rr, recs, slot, 4);
+  CHECK(rr.slots == 254 && rr.n == 2 * 254 && rr.skipped == 0);
+  CHECK(n == 2 && slot[1] == 254 && recs[1].acc == 0x31 && recs[1].time_ns == 2000);
+  ct_ring_records_free(&rr);
+  free(ring);
+}
+
 /* Chunks are not cleared when a live thread starts them: the dumped position ends the data.
  * Slots after it in its chunk are an earlier lap's, and a chunk of a higher generation was
  * started after the position was read. Rings of exited threads end at their first empty slot
  * (the runtime clears their tails), and so does a ring whose position is inconsistent. */
 static void test_ring_position_end(void) {
   uint64_t *ring = calloc(4 * CHUNK_WORDS, 8);
-  struct ct_dump_ring r = {{0}, (const uint8_t *)ring};
+  struct ct_dump_ring r = {{0}, (const uint8_t *)ring, CT_CHUNK_BYTES};
   struct ct_ring_records rr;
   struct ct_rec recs[16];
   size_t slot[16];
@@ -311,6 +336,7 @@ int main(void) {
   test_ring_order_and_stamps();
   test_ring_cut();
   test_ring_position_end();
+  test_ring_abi4_chunks();
   test_walks();
   test_switch_table();
   ct_arena_free(&meta.arena);

@@ -1,5 +1,5 @@
 /*
- * laps.c - rings that wrap many times (run with CRASHTRAIL_RING_KB=8: two chunks). A thread
+ * laps.c - rings that wrap many times (run with CRASHTRAIL_RING_KB=32: two chunks). A thread
  * named ct-laps loops, ends with laps_end(1) and exits; the main thread loops, ends with
  * final_a() and laps_end(0), and crashes. Expected: each thread's timeline ends with its own
  * final calls, not with records of an earlier lap that are still in the newest chunk after the

@@ -21,7 +21,7 @@ int corrupt_ring(void) {
   uintptr_t chunk = (uintptr_t)__crashtrail_ring_pos & ~(uintptr_t)(CT_CHUNK_BYTES - 1);
   struct ct_ring *r;
   if (!chunk) return -1;
-  r = (struct ct_ring *)(chunk - CT_CHUNK_BYTES);
+  r = (struct ct_ring *)(chunk - CT_RING_DESC_BYTES);
   if ((uintptr_t)r->base != chunk) return -1; /* not the first chunk: refuse to guess */
   r->module = (struct ct_module *)(uintptr_t)0x40;
   return 0;
