@@ -5,7 +5,7 @@
  * marker (generation) and a CLOCK marker. A CUT marker becomes a record with fn 0 that only
  * carries its stamp (it closes a segment, see timeline.c). Chunks are taken in generation
  * order. Where the data ends: the runtime does not clear a chunk it starts (that would cost a
- * 4 KB memset per 254 records), so after the write position the newest chunk of a live ring
+ * memset per chunk started), so after the write position the newest chunk of a live ring
  * holds stale records of an earlier lap. For a live ring the dumped position ends it: the
  * chunk that holds the position is the newest, its slots after the position are stale, and a
  * chunk of a higher generation was started after the position was read (the thread kept
