@@ -19,6 +19,7 @@
 #include "Compat.h"
 
 #include "BlockDiscriminators.h"
+#include "DebugLocationMode.h"
 #include "Instrumenter.h"
 #include "MetadataWriter.h"
 #include "Options.h"
@@ -160,6 +161,11 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
   for (Function &F : M)
     if (Sel.shouldInstrument(F)) Candidates.push_back(&F);
   if (Candidates.empty()) return PreservedAnalyses::all();
+  for (Function *F : Candidates)
+    if (hasComputedGoto(*F)) {
+      preferDbgValueLocations();
+      break;
+    }
 
   auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
   std::vector<FunctionPlan> Plans;
