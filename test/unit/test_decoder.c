@@ -29,23 +29,36 @@ static size_t records(const struct ct_ring_records *rr, struct ct_rec *recs, siz
   return n;
 }
 
-/* Starts chunk c of a ring: its two markers; returns the next free word index. */
-static size_t chunk(uint64_t *ring, size_t c, uint64_t gen, uint64_t stamp, uint64_t time) {
-  uint64_t *w = ring + c * CHUNK_WORDS;
+/* A zeroed ring of nchunks chunks of chunk_bytes, as a dump would hold it (*ring: its words). */
+static struct ct_dump_ring make_ring(uint64_t **ring, size_t nchunks, uint32_t chunk_bytes) {
+  struct ct_dump_ring r = {{0}, NULL, chunk_bytes};
+  *ring = calloc(nchunks * chunk_bytes / 8, 8);
+  r.data = (const uint8_t *)*ring;
+  r.hdr.size = nchunks * chunk_bytes;
+  return r;
+}
+
+/* Starts chunk c (of `words` words) of a ring: its two markers; returns the next free word. */
+static size_t chunk_of(uint64_t *ring, size_t words, size_t c, uint64_t gen, uint64_t stamp,
+                       uint64_t time) {
+  uint64_t *w = ring + c * words;
   w[0] = (uint64_t)CT_TAG_CHUNK << 48 | gen;
   w[1] = stamp;
   w[2] = (uint64_t)CT_TAG_CLOCK << 48 | 42;
   w[3] = time;
-  return c * CHUNK_WORDS + 4;
+  return c * words + 4;
+}
+
+static size_t chunk(uint64_t *ring, size_t c, uint64_t gen, uint64_t stamp, uint64_t time) {
+  return chunk_of(ring, CHUNK_WORDS, c, gen, stamp, time);
 }
 
 /* A CUT marker becomes a record without function that only carries its full stamp, and later
  * stamps in the ring unwrap against it. */
 static void test_ring_cut(void) {
-  uint64_t *ring = calloc(CHUNK_WORDS, 8);
-  struct ct_dump_ring r = {{0}, (const uint8_t *)ring, CT_CHUNK_BYTES};
+  uint64_t *ring;
+  struct ct_dump_ring r = make_ring(&ring, 1, CT_CHUNK_BYTES);
   struct ct_ring_records rr;
-  r.hdr.size = CT_CHUNK_BYTES;
   size_t at = chunk(ring, 0, 1, 0, 1000);
   ring[at++] = 0x1000; /* unstamped: written before stamping turned on */
   ring[at++] = 0x5;
@@ -69,10 +82,9 @@ static void test_ring_cut(void) {
 }
 
 static void test_ring_order_and_stamps(void) {
-  uint64_t *ring = calloc(3 * CHUNK_WORDS, 8);
-  struct ct_dump_ring r = {{0}, (const uint8_t *)ring, CT_CHUNK_BYTES};
+  uint64_t *ring;
+  struct ct_dump_ring r = make_ring(&ring, 3, CT_CHUNK_BYTES);
   struct ct_ring_records rr;
-  r.hdr.size = 3 * CT_CHUNK_BYTES;
   /* Written in order: chunk gen 4 (slot 1), gen 5 (slot 2), gen 6 (slot 0, wrapped). */
   size_t at = chunk(ring, 1, 4, 0xfffe, 1000);
   ring[at++] = 0x1000;                                 /* plain record of fn 0x1000 */
@@ -127,19 +139,14 @@ static void test_ring_order_and_stamps(void) {
 /* A dump of ABI 4 or older has 4096-byte chunks (struct ct_dump_ring.chunk_bytes, set by the
  * dump reader from the process section's ABI version): 254 record slots each, not 1022. */
 static void test_ring_abi4_chunks(void) {
-  const size_t words = CT_CHUNK_BYTES_ABI4 / 8;
-  uint64_t *ring = calloc(2 * words, 8);
-  struct ct_dump_ring r = {{0}, (const uint8_t *)ring, CT_CHUNK_BYTES_ABI4};
+  uint64_t *ring;
+  struct ct_dump_ring r = make_ring(&ring, 2, CT_CHUNK_BYTES_ABI4);
   struct ct_ring_records rr;
   struct ct_rec recs[4];
   size_t slot[4];
-  r.hdr.size = 2 * CT_CHUNK_BYTES_ABI4;
   for (size_t c = 0; c < 2; c++) {
-    uint64_t *w = ring + c * words;
-    w[0] = (uint64_t)CT_TAG_CHUNK << 48 | (c + 1);
-    w[2] = (uint64_t)CT_TAG_CLOCK << 48 | 42;
-    w[3] = 1000 * (c + 1);
-    w[4] = 0x1000, w[5] = 0x30 + c;
+    size_t at = chunk_of(ring, CT_CHUNK_BYTES_ABI4 / 8, c, c + 1, 0, 1000 * (c + 1));
+    ring[at] = 0x1000, ring[at + 1] = 0x30 + c;
   }
   CHECK(ct_ring_extract(&r, 3000, &rr) == 0);
   size_t n = records(&rr, recs, slot, 4);
@@ -154,12 +161,11 @@ static void test_ring_abi4_chunks(void) {
  * started after the position was read. Rings of exited threads end at their first empty slot
  * (the runtime clears their tails), and so does a ring whose position is inconsistent. */
 static void test_ring_position_end(void) {
-  uint64_t *ring = calloc(4 * CHUNK_WORDS, 8);
-  struct ct_dump_ring r = {{0}, (const uint8_t *)ring, CT_CHUNK_BYTES};
+  uint64_t *ring;
+  struct ct_dump_ring r = make_ring(&ring, 4, CT_CHUNK_BYTES);
   struct ct_ring_records rr;
   struct ct_rec recs[16];
   size_t slot[16];
-  r.hdr.size = 4 * CT_CHUNK_BYTES;
   size_t at = chunk(ring, 1, 5, 0, 1000);
   ring[at++] = 0x1000, ring[at++] = 0x11;
   at = chunk(ring, 2, 6, 0, 2000);
