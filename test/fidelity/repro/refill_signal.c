@@ -8,7 +8,7 @@
  * classify_leaf() calls nothing, so its slow paths call the stub from inline assembly that steps
  * over the red zone (the pass keeps it a leaf): the unwinder must follow the CFA adjustment that
  * assembly declares to find classify_leaf's frame and main's above it.
- * check.py sends SIGSEGV on entries 2-11 into __crashtrail_ring_refill and judges those made
+ * check.py sends SIGSEGV on entries 2-7 into __crashtrail_ring_refill and judges those made
  * from classify() and from classify_leaf(). */
 #include <stdio.h>
 
