@@ -161,11 +161,8 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
   for (Function &F : M)
     if (Sel.shouldInstrument(F)) Candidates.push_back(&F);
   if (Candidates.empty()) return PreservedAnalyses::all();
-  for (Function *F : Candidates)
-    if (hasComputedGoto(*F)) {
-      preferDbgValueLocations();
-      break;
-    }
+  if (any_of(Candidates, [](Function *F) { return hasComputedGoto(*F); }))
+    preferDbgValueLocations();
 
   auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
   std::vector<FunctionPlan> Plans;

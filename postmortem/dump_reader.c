@@ -146,8 +146,8 @@ static int read_section(struct ct_dump *d, struct section *s) {
   case CT_DS_RING: {
     struct ct_dump_ring *r = &d->rings[d->nrings];
     if (!ct_cur_struct(b, &r->hdr, sizeof r->hdr)) return -1;
-    /* Whole chunks of the dump's own size: checked once the process section has said it. */
-    if (r->hdr.size % CT_CHUNK_BYTES_ABI4 || r->hdr.size != ct_cur_left(b)) return -1;
+    /* Whole chunks: checked once the process section has said their size (dump_parse). */
+    if (r->hdr.size != ct_cur_left(b)) return -1;
     r->data = ct_cur_need(b, (size_t)r->hdr.size);
     d->nrings++;
     return 0;
