@@ -9,10 +9,12 @@
 //     can be added at the start of a block that only that edge reaches.
 //  4. Classify every terminator and give multi-way branches Huffman codes.
 //  5. Find loops (DFS back edges): each back edge's source block becomes a check point, or
-//     none is needed when that block starts a record (every time round passes a call), or,
-//     for a block that loops on itself or a dispatch, the header does.
-//  6. Compute, bottom-up over the acyclic part, the most bits any path can add before the next
-//     check or flush; where that would exceed the budget, add a check point.
+//     none is needed when every way round the cycle passes a call (its flush restarts the
+//     record), or, for a block that loops on itself, the header does; a dispatch's check goes
+//     to those of its targets from which the dispatch can be reached without a call.
+//  6. Compute, bottom-up (in rounds, for back edges into headers without a check), the most
+//     bits any path can add before the next check or flush; where that would exceed the
+//     budget, add a check point.
 //  7. Number the sites and collect each block's source lines.
 //
 //===----------------------------------------------------------------------------------------===//
@@ -272,9 +274,9 @@ struct Builder {
   // loop too, where the accumulator holds what the path to it added and is rarely near the
   // limit, while a latch runs only when the loop goes round or leaves from the latch, which
   // together happen no more often than the header runs (a hash chain walk that finds its key
-  // at the first slot no longer pays a check per call). A latch that starts a record (the
-  // continuation of a call: every time round passes the call's flush) needs none at all.
-  // Indirect branches keep the header (moveDispatchChecks), and so does a self-loop.
+  // at the first slot no longer pays a check per call). Whether a latch needs one at all is
+  // decided once the back edges are known (placeLatchChecks). Indirect branches keep the
+  // header (moveDispatchChecks), and so does a self-loop.
   std::vector<std::pair<unsigned, unsigned>> BackFrom; // latch, header: budget over the edge
   void findLoops(std::vector<unsigned> &PostOrder, std::vector<std::vector<bool>> &IsBack) {
     unsigned N = P.Blocks.size();
@@ -291,14 +293,10 @@ struct Builder {
         if (State[T] == 1) {
           IsBack[B][SI] = true;
           P.Blocks[T].LoopHeader = true;
-          BlockPlan &From = P.Blocks[B];
-          bool StartsRecord = AfterCall.count(From.BB) || Landing.count(From.BB);
-          if (B == T || isa<IndirectBrInst>(P.Blocks[T].BB->getTerminator())) {
+          if (B == T || isa<IndirectBrInst>(P.Blocks[T].BB->getTerminator()))
             P.Blocks[T].Check = true;
-          } else {
-            From.Check |= !StartsRecord;
-            BackFrom.push_back({B, T});
-          }
+          else
+            BackFrom.push_back({B, T}); // the latch's check: placeLatchChecks
         } else if (State[T] == 0) {
           State[T] = 1;
           Stack.push_back({T, 0});
@@ -315,10 +313,9 @@ struct Builder {
   // generator copies such a block into each of its predecessors (every handler gets its own
   // indirect jump, which the CPU predicts far better) only while it stays small and free of
   // branches. So its check point moves to its targets, which every cycle through it passes
-  // too (each target checks after adding its code). DispatchBits: the longest such code.
-  std::vector<unsigned> DispatchBits;
+  // too (each target checks after adding its code), unless its handler flushes on every way
+  // back to the dispatch (it calls): then the record restarts before it can go round.
   void moveDispatchChecks() {
-    DispatchBits.assign(P.Blocks.size(), 0);
     for (unsigned H = 0; H < P.Blocks.size(); ++H) {
       BlockPlan &B = P.Blocks[H];
       if (!B.Check || !isa<IndirectBrInst>(B.BB->getTerminator())) continue;
@@ -326,52 +323,85 @@ struct Builder {
       for (const Successor &S : B.Succs) SelfLoop |= S.Block == H;
       if (SelfLoop) continue;
       B.Check = false;
-      for (const Successor &S : B.Succs) {
-        P.Blocks[S.Block].Check = true;
-        DispatchBits[H] = std::max(DispatchBits[H], S.C.Length);
-      }
+      for (const Successor &S : B.Succs)
+        P.Blocks[S.Block].Check |= reachesWithoutFlush(S.Block, H);
     }
   }
 
-  // Longest code path (bits) from each block to the next check or flush; adds checks where it
-  // exceeds Limit. Returns the largest budget a check or site ends up with.
-  unsigned placeChecks(const std::vector<unsigned> &PostOrder,
-                       const std::vector<std::vector<bool>> &IsBack, unsigned Limit,
-                       std::vector<bool> &ExtraCheck) {
-    std::vector<unsigned> D(P.Blocks.size(), 0);
-    unsigned Worst = 0;
-    for (unsigned B : PostOrder) {
-      BlockPlan &BP = P.Blocks[B];
-      unsigned Max = 0;
-      if (!isFlushEnd(BP))
-        for (unsigned I = 0; I < BP.Succs.size(); ++I) {
-          const Successor &S = BP.Succs[I];
-          bool Stop = IsBack[B][I] || P.Blocks[S.Block].Check || ExtraCheck[S.Block];
-          unsigned After = Stop ? 0 : D[S.Block];
-          // Back to a dispatch whose check moved to its targets: its code comes first.
-          if (IsBack[B][I] && !P.Blocks[S.Block].Check) After = DispatchBits[S.Block];
-          Max = std::max(Max, S.C.Length + After);
-        }
-      D[B] = Max;
-      if (!BP.Check && !ExtraCheck[B] && Max > Limit && BP.Site < 0) ExtraCheck[B] = true;
-      // The check fires when the next Max bits could overflow: a record holds up to 63 - Max
-      // bits (the limit is a memory operand when it is no 32-bit immediate, see emitCheck).
-      if (BP.Check || ExtraCheck[B]) BP.Budget = Max;
-      if (BP.Check || ExtraCheck[B] || B == 0 || AfterCall.count(BP.BB) || Landing.count(BP.BB))
-        Worst = std::max(Worst, Max);
-    }
-    // A latch comes before its header in the postorder: what follows its back edge is added now.
-    // Only checks and record starts are latches here, so no other block's count depends on it.
+  // The latches' checks. A cycle needs a check point only if the accumulator can go round it
+  // without being restarted: a cycle that passes a call (or any flush) starts a new record
+  // every time round, so a latch whose every way back from its header passes one needs no
+  // check (a loop whose body always calls; a dispatch target whose handler calls on every
+  // path, above). A latch that starts a record itself is the simplest such case.
+  void placeLatchChecks() {
     for (auto [B, T] : BackFrom) {
-      BlockPlan &BP = P.Blocks[B];
-      for (const Successor &S : BP.Succs) {
-        if (S.Block != T || P.Blocks[T].Check || ExtraCheck[T]) continue;
-        D[B] = std::max(D[B], S.C.Length + D[T]);
-      }
-      if (BP.Check) BP.Budget = D[B];
-      Worst = std::max(Worst, D[B]);
+      BlockPlan &From = P.Blocks[B];
+      bool StartsRecord = AfterCall.count(From.BB) || Landing.count(From.BB);
+      From.Check |= !StartsRecord && reachesWithoutFlush(T, B);
     }
-    return Worst;
+  }
+
+  // Whether To can be reached from From (along any edges) without passing a block that ends
+  // in a flush (a call, invoke, return, resume: after it the accumulator starts again).
+  bool reachesWithoutFlush(unsigned From, unsigned To) const {
+    std::vector<bool> Seen(P.Blocks.size(), false);
+    std::vector<unsigned> Work{From};
+    Seen[From] = true;
+    while (!Work.empty()) {
+      unsigned B = Work.back();
+      Work.pop_back();
+      if (isFlushEnd(P.Blocks[B])) continue;
+      for (const Successor &S : P.Blocks[B].Succs) {
+        if (S.Block == To) return true;
+        if (!Seen[S.Block]) {
+          Seen[S.Block] = true;
+          Work.push_back(S.Block);
+        }
+      }
+    }
+    return false;
+  }
+
+  // Longest code path (bits) from each block to the next check or flush; adds checks where it
+  // exceeds Limit. Worst: the largest budget a check or site ends up with. Bottom-up over the
+  // postorder; a back edge adds what its header's block adds when the header has no check (a
+  // latch without a check whose cycles all flush, a dispatch whose checks are on its targets),
+  // taken from the round before: rounds repeat until nothing changes. Every cycle has a check
+  // or a flush, so what a back edge adds never depends on itself and the rounds end (false if
+  // they did not: a cycle without either, which would be a bug).
+  bool placeChecks(const std::vector<unsigned> &PostOrder,
+                   const std::vector<std::vector<bool>> &IsBack, unsigned Limit,
+                   std::vector<bool> &ExtraCheck, unsigned &Worst) {
+    unsigned N = P.Blocks.size();
+    std::vector<unsigned> D(N, 0), Prev(N, 0);
+    std::vector<bool> PrevExtra(N, false);
+    for (unsigned Round = 0; Round <= N + 1; ++Round) {
+      ExtraCheck.assign(N, false);
+      Worst = 0;
+      for (unsigned B : PostOrder) {
+        BlockPlan &BP = P.Blocks[B];
+        unsigned Max = 0;
+        if (!isFlushEnd(BP))
+          for (unsigned I = 0; I < BP.Succs.size(); ++I) {
+            const Successor &S = BP.Succs[I];
+            const BlockPlan &To = P.Blocks[S.Block];
+            unsigned After = IsBack[B][I] ? (To.Check || PrevExtra[S.Block] ? 0 : Prev[S.Block])
+                                          : (To.Check || ExtraCheck[S.Block] ? 0 : D[S.Block]);
+            Max = std::max(Max, S.C.Length + After);
+          }
+        D[B] = Max;
+        if (!BP.Check && !ExtraCheck[B] && Max > Limit && BP.Site < 0) ExtraCheck[B] = true;
+        // The check fires when the next Max bits could overflow: a record holds up to 63 - Max
+        // bits (the limit is a memory operand when it is no 32-bit immediate, see emitCheck).
+        if (BP.Check || ExtraCheck[B]) BP.Budget = Max;
+        if (BP.Check || ExtraCheck[B] || B == 0 || AfterCall.count(BP.BB) || Landing.count(BP.BB))
+          Worst = std::max(Worst, Max);
+      }
+      if (D == Prev && ExtraCheck == PrevExtra) return true;
+      Prev = D;
+      PrevExtra = ExtraCheck;
+    }
+    return false;
   }
 
   // Which elidable flushes can see an empty accumulator (reached from a site along jumps
@@ -466,6 +496,7 @@ struct Builder {
     std::vector<std::vector<bool>> IsBack;
     findLoops(PostOrder, IsBack);
     moveDispatchChecks();
+    placeLatchChecks();
     // Sites other than checks, so the budget search knows which blocks start records.
     P.Blocks[0].Site = 0;
     for (BlockPlan &B : P.Blocks)
@@ -473,7 +504,11 @@ struct Builder {
     std::vector<bool> Extra;
     for (unsigned Limit = 48;; Limit -= 4) {
       Extra.assign(P.Blocks.size(), false);
-      unsigned Worst = placeChecks(PostOrder, IsBack, Limit, Extra);
+      unsigned Worst = 0;
+      if (!placeChecks(PostOrder, IsBack, Limit, Extra, Worst)) {
+        Why = "check points found no fixpoint (a cycle without a check)";
+        return false;
+      }
       unsigned NumSites = 0;
       for (unsigned I = 0; I < P.Blocks.size(); ++I)
         NumSites += P.Blocks[I].Site >= 0 || P.Blocks[I].Check || Extra[I];
