@@ -342,12 +342,18 @@ struct Builder {
   }
 
   // Whether To can be reached from From (along any edges) without passing a block that ends
-  // in a flush (a call, invoke, return, resume: after it the accumulator starts again).
-  bool reachesWithoutFlush(unsigned From, unsigned To) const {
+  // in a flush (a call, invoke, return, resume: after it the accumulator starts again). One
+  // search per back edge and dispatch target: in a function with very many of both, once the
+  // searches have visited SearchBudget blocks the answer is yes (the check stays), so the
+  // pass stays linear-ish on generated state machines.
+  size_t SearchBudget = size_t(1) << 26;
+  bool reachesWithoutFlush(unsigned From, unsigned To) {
     std::vector<bool> Seen(P.Blocks.size(), false);
     std::vector<unsigned> Work{From};
     Seen[From] = true;
     while (!Work.empty()) {
+      if (SearchBudget == 0) return true;
+      --SearchBudget;
       unsigned B = Work.back();
       Work.pop_back();
       if (isFlushEnd(P.Blocks[B])) continue;
