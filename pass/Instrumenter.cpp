@@ -30,10 +30,10 @@
 // that to 0 when it turns stamping on (two instrumented modules loaded): then every stamped
 // flush takes the slow path (stamped_slow_here), where the runtime takes the thread's next
 // stamp and leaves it in STAMP_OR (0 while stamping is off: the slow path was a chunk
-// boundary), and refills at a chunk boundary. With one module a stamped flush thus costs what a plain one does. Both
-// stubs are per-module, preserve_most and take no arguments: the hot code keeps all its
-// registers but r11, and each of the thousands of flush sites pays a call, two loads and a
-// jump in cold code. In a function that calls nothing else the call is inline assembly, so
+// boundary), and refills at a chunk boundary. With one module a stamped flush thus costs what
+// a plain one does. Both stubs are per-module, preserve_most and take no arguments: the hot
+// code keeps all its registers but r11, and each of the thousands of flush sites pays a call,
+// two loads and a jump in cold code. In a function that calls nothing else the call is inline assembly, so
 // the function stays a leaf (see callSlowPath).
 // Every added branch to a slow path carries unlikely branch weights.
 // After mem2reg the accumulator's constants are folded through joins (AccFold.cpp) and the

@@ -277,7 +277,7 @@ struct Builder {
   // at the first slot no longer pays a check per call). Whether a latch needs one at all is
   // decided once the back edges are known (placeLatchChecks). Indirect branches keep the
   // header (moveDispatchChecks), and so does a self-loop.
-  std::vector<std::pair<unsigned, unsigned>> BackFrom; // latch, header: budget over the edge
+  std::vector<std::pair<unsigned, unsigned>> BackFrom; // latch, header: placeLatchChecks
   void findLoops(std::vector<unsigned> &PostOrder, std::vector<std::vector<bool>> &IsBack) {
     unsigned N = P.Blocks.size();
     std::vector<int> State(N, 0); // 0 new, 1 on stack, 2 done
@@ -296,7 +296,7 @@ struct Builder {
           if (B == T || isa<IndirectBrInst>(P.Blocks[T].BB->getTerminator()))
             P.Blocks[T].Check = true;
           else
-            BackFrom.push_back({B, T}); // the latch's check: placeLatchChecks
+            BackFrom.push_back({B, T});
         } else if (State[T] == 0) {
           State[T] = 1;
           Stack.push_back({T, 0});
@@ -509,7 +509,6 @@ struct Builder {
       if (AfterCall.count(B.BB) || Landing.count(B.BB)) B.Site = 1;
     std::vector<bool> Extra;
     for (unsigned Limit = 48;; Limit -= 4) {
-      Extra.assign(P.Blocks.size(), false);
       unsigned Worst = 0;
       if (!placeChecks(PostOrder, IsBack, Limit, Extra, Worst)) {
         Why = "check points found no fixpoint (a cycle without a check)";
