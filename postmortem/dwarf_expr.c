@@ -647,6 +647,42 @@ static int pick_gap_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned ki
     return CT_DW_OK;
 }
 
+/* The machine code's view of a location list, for ct_flow_bridge. */
+struct flow_cover {
+    struct ct_dwarf *d;
+    Dwarf_Loc_Head_c head;
+    unsigned kind;
+    Dwarf_Unsigned count;
+};
+
+static int flow_cover_at(void *ctx, uint64_t addr)
+{
+    const struct flow_cover *c = ctx;
+    Dwarf_Unsigned i = 0;
+    struct loc_entry en;
+    int rc = pick_entry(c->d, c->head, c->kind, c->count, addr, &i);
+    if (rc == CT_DW_UNAVAIL)
+        return CT_FLOW_NONE;
+    if (rc != CT_DW_OK || get_entry(c->d, c->head, i, &en) != 0 || en.unavail)
+        return CT_FLOW_OTHER;
+    int64_t r = single_register(c->d, &en);
+    return r >= 0 && r < 64 ? (int)r : CT_FLOW_OTHER;
+}
+
+/* No entry covers pc, and the entries around it in address order do not bridge it: follows
+ * the ways into pc back to covered instructions (ct_flow_bridge). Picks the entry of one of
+ * them; every one names the same register, which nothing on the way writes. */
+static int pick_flow_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned kind,
+                           Dwarf_Unsigned count, uint64_t pc, const struct ct_code_view *code,
+                           Dwarf_Unsigned *index)
+{
+    struct flow_cover c = {d, head, kind, count};
+    uint64_t from = 0;
+    if (ct_flow_bridge(code, pc, flow_cover_at, &c, &from) < 0)
+        return CT_DW_UNAVAIL;
+    return pick_entry(d, head, kind, count, from, index);
+}
+
 /* Chooses the location-list entry covering pc (or the single expression)
  * and evaluates it.  Returns CT_DW_OK, CT_DW_UNAVAIL (no entry covers pc,
  * empty expression, missing register/memory) or CT_DW_ERR. */
@@ -668,6 +704,8 @@ static int eval_attr_at(struct ct_dwarf *d, Dwarf_Attribute attr, uint64_t pc,
         rc = pick_entry(d, head, kind, count, pc, &index);
     if (rc == CT_DW_UNAVAIL && env->bridged) {
         rc = pick_gap_entry(d, head, kind, count, pc, &index);
+        if (rc == CT_DW_UNAVAIL && env->code)
+            rc = pick_flow_entry(d, head, kind, count, pc, env->code, &index);
         if (rc == CT_DW_OK)
             *env->bridged = 1;
     }
@@ -995,7 +1033,8 @@ static int find_var(struct ct_dwarf *d, const struct ct_dw_cu *cu, int32_t s, ui
 
 int ct_dwarf_variable_bridged(struct ct_dwarf *d, uint64_t link_pc, const char *name,
                               const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
-                              ct_mem_read_fn read, void *ctx, uint64_t *value, int *bridged)
+                              ct_mem_read_fn read, void *ctx, const struct ct_code_view *code,
+                              uint64_t *value, int *bridged)
 {
     struct ct_dw_cu *cu;
     int32_t s;
@@ -1015,7 +1054,7 @@ int ct_dwarf_variable_bridged(struct ct_dwarf *d, uint64_t link_pc, const char *
     struct ct_dw_env env = {
         .regs = regs, .cfa = cfa, .have_cfa = 1, .bias = bias, .read = read, .ctx = ctx,
         .frame_base = fb ? frame_base_cb : NULL, .addrx = addrx_cb, .owner = &owner,
-        .bridged = bridged,
+        .bridged = bridged, .code = code,
     };
     return eval_var(d, var, &env, link_pc, value);
 }
@@ -1024,7 +1063,8 @@ int ct_dwarf_variable(struct ct_dwarf *d, uint64_t link_pc, const char *name,
                       const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
                       ct_mem_read_fn read, void *ctx, uint64_t *value)
 {
-    return ct_dwarf_variable_bridged(d, link_pc, name, regs, cfa, bias, read, ctx, value, NULL);
+    return ct_dwarf_variable_bridged(d, link_pc, name, regs, cfa, bias, read, ctx, NULL, value,
+                                     NULL);
 }
 
 int ct_dw_var_value(struct ct_dwarf *d, Dwarf_Off var, Dwarf_Off fn_die, Dwarf_Off cu_die,

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "code_flow.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -188,14 +190,18 @@ int ct_dwarf_variable(struct ct_dwarf *d, uint64_t link_pc, const char *name,
                       const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
                       ct_mem_read_fn read, void *ctx, uint64_t *value);
 /* As ct_dwarf_variable, and where no location-list entry covers link_pc but the entries just
- * before and just after it (at most 32 bytes apart) both name the same register, the value is
+ * before and just after it (at most 64 bytes apart) both name the same register, the value is
  * read from that register: the optimizer updates such a value in place and the gap is the
  * span of an intermediate value it never materialised (two shifts of crashtrail's path
  * accumulator folded into one), so until the update that ends the gap the register holds the
- * earlier value. *bridged (if not NULL) says whether that happened: the value is inferred. */
+ * earlier value. Failing that, with the function's code (may be NULL), the ways into link_pc
+ * are followed back to covered instructions (code_flow.h): when all of them name one register
+ * that nothing on the way writes, it is read. *bridged (if not NULL) says whether either
+ * happened: the value is inferred, and may lack the last update before the pc. */
 int ct_dwarf_variable_bridged(struct ct_dwarf *d, uint64_t link_pc, const char *name,
                               const struct ct_regs *regs, uint64_t cfa, uint64_t bias,
-                              ct_mem_read_fn read, void *ctx, uint64_t *value, int *bridged);
+                              ct_mem_read_fn read, void *ctx, const struct ct_code_view *code,
+                              uint64_t *value, int *bridged);
 
 /* Evaluates the raw DWARF 5-encoded location expression expr[0..len) to a
  * 64-bit value, as ct_dwarf_variable does for one location (no frame base:

@@ -312,6 +312,8 @@ struct ct_dw_env {
     void *owner; /* for the callbacks */
     int *bridged; /* not NULL: bridge a location-list gap between two entries naming one
                    * register (see ct_dwarf_variable_bridged); set to 1 when it did */
+    const struct ct_code_view *code; /* with bridged: the function's code, to bridge a gap
+                                      * through the ways into the pc (code_flow.h) */
 };
 
 enum { CT_LOC_EMPTY, CT_LOC_MEM, CT_LOC_REG, CT_LOC_VALUE, CT_LOC_BYTES };

@@ -257,7 +257,7 @@ static void load_symbols(struct ct_elf *e) {
   if (e->nsyms) qsort(e->syms, e->nsyms, sizeof *e->syms, sym_cmp);
 }
 
-const char *ct_elf_symbol_at(struct ct_elf *e, uint64_t addr, uint64_t *start) {
+const char *ct_elf_symbol_at(struct ct_elf *e, uint64_t addr, uint64_t *start, uint64_t *size) {
   size_t lo = 0, hi;
   if (!e->syms_loaded) load_symbols(e);
   hi = e->nsyms;
@@ -270,6 +270,7 @@ const char *ct_elf_symbol_at(struct ct_elf *e, uint64_t addr, uint64_t *start) {
   const struct ct_sym *s = &e->syms[lo - 1];
   if (s->size && addr >= s->start + s->size) return NULL;
   if (start) *start = s->start;
+  if (size) *size = s->size;
   return s->name;
 }
 

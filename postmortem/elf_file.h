@@ -34,9 +34,10 @@ const char *ct_elf_debuglink(const struct ct_elf *e);
 /* The vaddr of the first PT_LOAD segment with offset 0 (what a load bias is measured from). */
 uint64_t ct_elf_base_vaddr(const struct ct_elf *e);
 
-/* Name of the function symbol (.symtab, else .dynsym) containing addr, and its start; NULL if
- * none. Sorted on first use, then binary search. */
-const char *ct_elf_symbol_at(struct ct_elf *e, uint64_t addr, uint64_t *start);
+/* Name of the function symbol (.symtab, else .dynsym) containing addr, its start and size (0
+ * when the symbol has none; either pointer may be NULL); NULL if none. Sorted on first use,
+ * then binary search. */
+const char *ct_elf_symbol_at(struct ct_elf *e, uint64_t addr, uint64_t *start, uint64_t *size);
 
 /* Lowercase hex of a build-id into out (2*len+1 bytes). */
 void ct_hex(const uint8_t *id, size_t len, char *out);

@@ -46,9 +46,10 @@ static int add_frame(struct ct_tl_thread *th, const struct ct_frame *f) {
 
 /* The ELF symbol (linkage name) of a link-time address: the debug file's table, else the
  * binary's. *start, if not NULL, receives the symbol's address. */
-static const char *module_symbol(const struct ct_module *m, uint64_t link, uint64_t *start) {
-  const char *sym = m->debug_elf ? ct_elf_symbol_at(m->debug_elf, link, start) : NULL;
-  if (!sym && m->elf) sym = ct_elf_symbol_at(m->elf, link, start);
+static const char *module_symbol(const struct ct_module *m, uint64_t link, uint64_t *start,
+                                 uint64_t *size) {
+  const char *sym = m->debug_elf ? ct_elf_symbol_at(m->debug_elf, link, start, size) : NULL;
+  if (!sym && m->elf) sym = ct_elf_symbol_at(m->elf, link, start, size);
   return sym;
 }
 
@@ -63,7 +64,7 @@ static void symbolise(struct ct_timeline *t, struct ct_tl_thread *th, struct raw
     out.module = (int)(rf->mod - t->mods->mods);
     if (dw) rf->nloc = ct_dwarf_lookup(dw, link, rf->loc, 16);
     if (rf->nloc == 0 || !rf->loc[0].function) {
-      const char *sym = module_symbol(rf->mod, link, NULL);
+      const char *sym = module_symbol(rf->mod, link, NULL, NULL);
       if (sym) {
         rf->loc[0] = (struct ct_srcloc){sym, rf->nloc ? rf->loc[0].file : NULL,
                                         rf->nloc ? rf->loc[0].line : 0, 0};
@@ -102,7 +103,7 @@ static int unwind_fp(struct ct_dump *d, struct ct_regs *r) {
 static int preserves_most(const struct raw_frame *rf) {
   static const char *const names[] = {CT_SYM_RING_REFILL, CT_SYM_STAMPED_SLOW, CT_SYM_STAMP_WRAP,
                                       CT_SYM_REFILL_HERE, CT_SYM_STAMPED_SLOW_HERE};
-  const char *sym = rf->mod ? module_symbol(rf->mod, rf->link, NULL) : NULL;
+  const char *sym = rf->mod ? module_symbol(rf->mod, rf->link, NULL, NULL) : NULL;
   for (size_t i = 0; sym && i < sizeof names / sizeof names[0]; i++)
     if (!strcmp(sym, names[i])) return 1;
   return 0;
@@ -152,7 +153,7 @@ static const struct ct_mfunc *instrumented_function(struct raw_frame *rf, uint64
   struct ct_module *m = rf->mod;
   uint64_t start = 0;
   if (!m || !m->meta) return NULL;
-  const char *sym = module_symbol(m, rf->link, &start);
+  const char *sym = module_symbol(m, rf->link, &start, NULL);
   *fn_start = start;
   return sym ? ct_meta_find(m->meta, start) : NULL;
 }
@@ -188,7 +189,7 @@ static void mark_crash_line(struct ct_timeline *t, struct ct_tl_thread *th, stru
 
 /* The ELF symbol of a frame's function (the linkage name, as the metadata names callees). */
 static const char *frame_symbol(const struct raw_frame *rf) {
-  return rf->mod ? module_symbol(rf->mod, rf->link, NULL) : NULL;
+  return rf->mod ? module_symbol(rf->mod, rf->link, NULL, NULL) : NULL;
 }
 
 /* Whether block mb ends in a call that returns to block `target`. */
@@ -259,6 +260,19 @@ static const uint8_t *code_at(const struct raw_frame *rf, uint64_t addr, size_t 
   return e ? ct_elf_bytes_at(e, addr, len) : NULL;
 }
 
+/* The machine code of the function containing link-time address link, from the module's file
+ * (bytes NULL if its symbol has no size or its code is not in the file). */
+static struct ct_code_view function_code(const struct raw_frame *rf, uint64_t link) {
+  struct ct_code_view v = {NULL, 0, 0};
+  uint64_t start = 0, size = 0;
+  if (rf->mod && module_symbol(rf->mod, link, &start, &size) && size && size < (64u << 20) &&
+      (v.bytes = code_at(rf, start, (size_t)size))) {
+    v.lo = start;
+    v.hi = start + size;
+  }
+  return v;
+}
+
 /* Whether the code from link-time address addr up to `to` cannot leave that range: no byte
  * that could start a jump, a call or a return (jcc 70-7F and 0F 80-8F, jmp EB E9, call E8, ret
  * C2 C3, FF's indirect forms; conservative: an immediate or a ModRM byte of such a value says
@@ -317,6 +331,71 @@ static long pc_in_successor(const struct raw_frame *rf, const struct ct_mfunc *f
   for (uint32_t s = 0; s < last->nsucc; s++)
     if (last->succ[s].block == disc - 1 && disc - 1 != blocks[nb - 1]) return (long)(disc - 1);
   return -1;
+}
+
+/* Depth-first search for path_to_pc: the ways from block b (bits used so far) to target that
+ * pass no flush (a call, a return, a check point that would fire), visiting no block twice.
+ * Counts them up to 2 in *found, keeping the first in out[0..*nout). */
+struct path_search {
+  const struct ct_mfunc *f;
+  uint32_t target, *path, *out;
+  size_t depth, cap, nout, found, budget;
+  uint8_t *on_path;
+};
+
+static void search_paths(struct path_search *ps, uint32_t b, uint64_t used) {
+  if (ps->found > 1 || ps->budget == 0) return;
+  ps->budget--;
+  const struct ct_wblock *wb = &ps->f->wb[b];
+  const struct ct_mblock *mb = &ps->f->blocks[b];
+  unsigned kind = wb->info & CT_WB_KIND;
+  if (kind == CT_WB_END || ps->depth == ps->cap) return;
+  for (uint32_t s = 0; s < mb->nsucc && ps->found <= 1; s++) {
+    uint32_t next = mb->succ[s].block;
+    uint64_t bits = used + (kind == CT_WB_JUMP ? 0 : mb->succ[s].len);
+    if (next >= ps->f->nblocks || ps->on_path[next] || bits >= ps->f->wb[next].flush_used)
+      continue;
+    ps->path[ps->depth++] = next;
+    if (next == ps->target) {
+      if (ps->found++ == 0) {
+        memcpy(ps->out, ps->path, ps->depth * sizeof *ps->path);
+        ps->nout = ps->depth;
+      }
+    } else {
+      ps->on_path[next] = 1;
+      search_paths(ps, next, bits);
+      ps->on_path[next] = 0;
+    }
+    ps->depth--;
+  }
+}
+
+/* When the accumulator was read across a gap in its location list (it may lack the updates of
+ * the last blocks: a switch case's code that codegen sank below the case's first loads), the
+ * walk can run out of bits several blocks before the pc's block (its discriminator, or for a
+ * pc of line 0 the block its code is right before, `ahead`). If exactly one way leads there
+ * from the walk's last block without passing a flush (which would have restarted the
+ * accumulator) and within the bits a check point allows, those blocks ran: appends them, the
+ * pc's block last, to blocks[nb..cap). Returns how many. */
+static size_t path_to_pc(const struct raw_frame *rf, const struct ct_mfunc *f, const struct ct_walk *w,
+                         uint32_t *blocks, size_t nb, size_t cap, long ahead) {
+  enum { MAX_DEPTH = 32, MAX_VISITS = 1 << 16 };
+  struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
+  if (!nb || nb >= cap || !dw || !(f->flags & CT_FN_BLOCK_DISC)) return 0;
+  uint32_t disc = ct_dwarf_discriminator(dw, rf->link) & ~CT_DISC_COLD;
+  if (!disc) disc = (uint32_t)(ahead + 1);
+  if (disc == 0 || disc > f->nblocks) return 0;
+  uint32_t path[MAX_DEPTH], out[MAX_DEPTH];
+  struct path_search ps = {.f = f, .target = disc - 1, .path = path, .out = out,
+                           .cap = cap - nb < MAX_DEPTH ? cap - nb : MAX_DEPTH,
+                           .budget = MAX_VISITS, .on_path = calloc(f->nblocks, 1)};
+  if (!ps.on_path) return 0;
+  ps.on_path[blocks[nb - 1]] = 1;
+  search_paths(&ps, blocks[nb - 1], w->nbits);
+  free(ps.on_path);
+  if (ps.found != 1 || ps.budget == 0) return 0;
+  memcpy(&blocks[nb], out, ps.nout * sizeof *out);
+  return ps.nout;
 }
 
 /* Whether a walk that ended (CT_WALK_END) did so at a check point that fired, rather than at a
@@ -424,7 +503,7 @@ static int stopped_at_recorded_call(struct ct_callstack *cs, const struct raw_fr
  * function's link-time address. */
 static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
                          struct raw_frame *rf, const struct ct_mfunc *f, uint64_t acc, int first,
-                         const char *callee, uint64_t fn_start) {
+                         const char *callee, uint64_t fn_start, int bridged) {
   struct ct_walk w;
   uint32_t blocks[4096];
   size_t nb = 0, determined = 0;
@@ -470,8 +549,12 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     determined = nb;
   }
   long ahead = block_ahead(rf, f); /* -1 unless the pc's row has line 0 */
+  /* blocks[inferred..nb) ran by what the pc says, not by recorded bits: shown uncertain. */
+  size_t inferred = nb;
   long behind = pc_in_successor(rf, f, st, blocks, nb, sizeof blocks / sizeof blocks[0], ahead);
   if (behind >= 0) blocks[nb++] = (uint32_t)behind;
+  else if (bridged && st == CT_WALK_OUT)
+    nb += path_to_pc(rf, f, &w, blocks, nb, sizeof blocks / sizeof blocks[0], ahead);
   /* The crash line: in the last block of the path that has it. A block can list the line
    * more than once (a rotated loop: 26:12, 25:54, 26:9, whose machine code runs 25 first):
    * the occurrence whose column is the faulting instruction's is the one; else the first,
@@ -560,11 +643,11 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
                           .inl = ml->inl, .fn = f, .module = mod, .flags = CT_STEP_PENDING,
                           .depth = (uint32_t)(th->depth + CT_DEPTH_BIAS), .time_ns = time};
       if (b == 0 && l == 0 && w.site == 0) s.flags |= CT_STEP_ENTRY;
-      if (doubt || (behind >= 0 && b == nb - 1)) s.flags |= CT_STEP_UNCERTAIN;
+      if (doubt || b >= inferred) s.flags |= CT_STEP_UNCERTAIN;
       ct_tl_add_step(th, &s);
     }
   }
-  mark_crash_line(t, th, rf, f, hit_block >= 0 && hit_certain && behind < 0);
+  mark_crash_line(t, th, rf, f, hit_block >= 0 && hit_certain && nb == inferred);
 }
 
 /* The variables of the innermost frame whose module's DWARF describes any (a crash inside the
@@ -617,13 +700,15 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
       break;
     }
     int bridged = 0;
+    struct ct_code_view code = function_code(rf, link);
     if (dw && (f->flags & CT_FN_ACC_VAR) && rf->have_cfa)
       rc = ct_dwarf_variable_bridged(dw, link, CT_ACC_VAR_NAME, &rf->regs, rf->cfa,
-                                     rf->mod->bias, ct_dump_read_stack, t->dump, &acc, &bridged);
+                                     rf->mod->bias, ct_dump_read_stack, t->dump,
+                                     code.bytes ? &code : NULL, &acc, &bridged);
     if (rc == 0) {
       t->pending_recovered = 1;
       pending_path(t, th, cs, rf, f, acc, i == 0, i ? frame_symbol(&frames[i - 1]) : NULL,
-                   fn_start);
+                   fn_start, bridged);
       /* Read across a gap in its location list: the last bits may still be ahead of it. */
       if (bridged && th->nsteps) th->steps[th->nsteps - 1].flags |= CT_STEP_UNCERTAIN;
     } else {

@@ -1,0 +1,169 @@
+/*
+ * test_code_flow.c - ct_flow_bridge (postmortem/code_flow.c) on real machine code: the start of
+ * Lua 5.4's luaD_precall as crashtrail's pass and clang 14 -O2 built it (fidelity matrix,
+ * 2026-11-26), where a kill landed in a gap of the path accumulator's location list, and on
+ * small sequences built to break each rule.
+ *
+ * The bytes are luaD_precall's [0x3ad40, 0x3ae1b):
+ *   3ad54 mov $0x8,%eax             3ad60 movzbl 0x8(%rbp),%ecx (the switch, `retry:`)
+ *   3ad6a je 3adcf (LUA_VLCL)       3ad7e add %rax,%rax ... 3adb0 call luaD_tryfuncTM
+ *   3adb8 mov $0xe,%eax; jmp 3ad60  3adbf call __crashtrail_refill_here; ...; jmp 3ad92
+ *   3adcf mov 0x0(%rbp),%rcx ... (loads; rcx, rdx, r13, r12, r15 written, rax not)
+ *   3adfa jle 3b087 (outside)       3ae00 lea 0x2(,%rax,4),%rcx (the case's code, sunk)
+ * Its location list for __crashtrail_path: [3ad59,3adaa) RAX, [3adaa,3adbf) a constant,
+ * [3adbf,3adcf) RAX, [3ae08,3ae1f) an expression on RCX; nothing covers [3adcf,3ae08).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "code_flow.h"
+
+static const uint8_t precall[] = {
+    0x55, 0x41, 0x57, 0x41, 0x56, 0x41, 0x55, 0x41, 0x54, 0x53, 0x50, 0x41,
+    0x89, 0xd6, 0x48, 0x89, 0xf5, 0x48, 0x89, 0xfb, 0xb8, 0x08, 0x00, 0x00,
+    0x00, 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00, 0x0f, 0xb6, 0x4d, 0x08,
+    0x83, 0xe1, 0x3f, 0x83, 0xf9, 0x06, 0x74, 0x63, 0x83, 0xf9, 0x16, 0x0f,
+    0x84, 0xb6, 0x01, 0x00, 0x00, 0x83, 0xf9, 0x26, 0x0f, 0x84, 0x9b, 0x01,
+    0x00, 0x00, 0x48, 0x01, 0xc0, 0x64, 0x48, 0x8b, 0x0c, 0x25, 0xc0, 0xff,
+    0xff, 0xff, 0xf7, 0xc1, 0xff, 0x3f, 0x00, 0x00, 0x74, 0x2d, 0x48, 0xc7,
+    0x01, 0xd0, 0x36, 0x08, 0x00, 0x48, 0x89, 0x41, 0x08, 0x48, 0x83, 0xc1,
+    0x10, 0x64, 0x48, 0x89, 0x0c, 0x25, 0xc0, 0xff, 0xff, 0xff, 0x48, 0x89,
+    0xdf, 0x48, 0x89, 0xee, 0xe8, 0xcb, 0xed, 0xff, 0xff, 0x48, 0x89, 0xc5,
+    0xb8, 0x0e, 0x00, 0x00, 0x00, 0xeb, 0xa1, 0xe8, 0x7c, 0xba, 0xfc, 0xff,
+    0x64, 0x48, 0x8b, 0x0c, 0x25, 0xc0, 0xff, 0xff, 0xff, 0xeb, 0xc3, 0x48,
+    0x8b, 0x4d, 0x00, 0x48, 0x8b, 0x51, 0x18, 0x4c, 0x8b, 0x6b, 0x10, 0x48,
+    0x8b, 0x4b, 0x28, 0x4c, 0x29, 0xe9, 0x49, 0x29, 0xed, 0x49, 0xc1, 0xed,
+    0x04, 0x44, 0x0f, 0xb6, 0x62, 0x0a, 0x44, 0x0f, 0xb6, 0x7a, 0x0c, 0x48,
+    0xc1, 0xf9, 0x04, 0x4c, 0x39, 0xf9, 0x0f, 0x8e, 0x87, 0x02, 0x00, 0x00,
+    0x48, 0x8d, 0x0c, 0x85, 0x02, 0x00, 0x00, 0x00, 0x49, 0xc1, 0xe7, 0x04,
+    0x49, 0x01, 0xef, 0x49, 0x83, 0xc7, 0x10, 0x48, 0x8b, 0x43, 0x20, 0x48,
+    0x8b, 0x40, 0x18,
+};
+
+struct range {
+  uint64_t lo, hi;
+  int reg; /* DWARF register, or CT_FLOW_OTHER */
+};
+
+struct cover {
+  const struct range *r;
+  size_t n;
+};
+
+static int cover_at(void *ctx, uint64_t addr) {
+  const struct cover *c = ctx;
+  for (size_t i = 0; i < c->n; i++)
+    if (addr >= c->r[i].lo && addr < c->r[i].hi) return c->r[i].reg;
+  return CT_FLOW_NONE;
+}
+
+static int failures;
+
+/* The register found must be want and, when one is, the covered instruction want_from. */
+static void check(const char *what, int got, int want, uint64_t from, uint64_t want_from) {
+  if (got != want || (want >= 0 && from != want_from)) {
+    printf("FAIL %s: register %d (want %d), from %#llx (want %#llx)\n", what, got, want,
+           (unsigned long long)from, (unsigned long long)want_from);
+    failures++;
+  } else {
+    printf("ok   %s\n", what);
+  }
+}
+
+static int bridge(const uint8_t *bytes, size_t len, uint64_t lo, uint64_t pc,
+                  const struct range *r, size_t n, uint64_t *from) {
+  struct ct_code_view code = {bytes, lo, lo + len};
+  struct cover c = {r, n};
+  *from = 0;
+  return ct_flow_bridge(&code, pc, cover_at, &c, from);
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+/* Evaluates the call before reading `from` (an argument list has no order). */
+#define expect(what, call, want, from, want_from)                                            \
+  do {                                                                                       \
+    int got_ = (call);                                                                       \
+    check(what, got_, want, from, want_from);                                                \
+  } while (0)
+
+int main(void) {
+  enum { RAX = 0, RCX = 2, LO = 0x3ad40 };
+  uint64_t from;
+  const struct range real[] = {{0x3ad59, 0x3adaa, RAX}, {0x3adaa, 0x3adbf, CT_FLOW_OTHER},
+                               {0x3adbf, 0x3adcf, RAX}, {0x3ae08, 0x3ae1f, CT_FLOW_OTHER}};
+  /* The kill of the fidelity matrix: the only way into 0x3ae00 is from the switch's `je`
+   * (3ad6a, RAX) through loads that leave RAX alone. The entry before the gap in address order
+   * ([3adbf,3adcf), a slow path's) is not on the way. */
+  expect("luaD_precall gap, bridged to the switch's RAX",
+         bridge(precall, sizeof precall, LO, 0x3ae00, real, N(real), &from), RAX, from, 0x3ad6a);
+  expect("the gap's first instruction too",
+         bridge(precall, sizeof precall, LO, 0x3adcf, real, N(real), &from), RAX, from, 0x3ad6a);
+  /* Had the switch held the accumulator in RCX, the case's loads overwrite it. */
+  const struct range in_rcx[] = {{0x3ad59, 0x3adaa, RCX}};
+  expect("register written on the way",
+         bridge(precall, sizeof precall, LO, 0x3ae00, in_rcx, N(in_rcx), &from), -1, from, 0);
+  /* The loop header 3ad60 has two ways in: the entry's fall-through (3ad59) and the `jmp`
+   * back from the default case (3adbd). */
+  const struct range both_rax[] = {{0x3ad59, 0x3ad60, RAX}, {0x3adbd, 0x3adbf, RAX}};
+  expect("two ways in, both RAX",
+         bridge(precall, sizeof precall, LO, 0x3ad60, both_rax, N(both_rax), &from), RAX, from,
+         0x3adbd);
+  const struct range differ[] = {{0x3ad59, 0x3ad60, RAX}, {0x3adbd, 0x3adbf, RCX}};
+  expect("two ways in, different registers",
+         bridge(precall, sizeof precall, LO, 0x3ad60, differ, N(differ), &from), -1, from, 0);
+  const struct range one_way[] = {{0x3ad59, 0x3ad60, RAX}};
+  /* Uncovered, the back edge leads through `mov $0xe,%eax` (RAX written) and the call. */
+  expect("a way through a write and a call",
+         bridge(precall, sizeof precall, LO, 0x3ad60, one_way, N(one_way), &from), -1, from, 0);
+  /* Right after `call luaD_tryfuncTM` (3adb0), RAX covered before it: the call returns a
+   * value in RAX, and a flush-and-call restarts the accumulator. */
+  const struct range before_call[] = {{0x3ad92, 0x3adaa, RAX}};
+  expect("a way through a call",
+         bridge(precall, sizeof precall, LO, 0x3adb5, before_call, N(before_call), &from), -1,
+         from, 0);
+  expect("a way to the function's entry",
+         bridge(precall, sizeof precall, LO, 0x3ad4b, NULL, 0, &from), -1, from, 0);
+  const struct range other[] = {{0x3ad59, 0x3adaa, CT_FLOW_OTHER}};
+  expect("a covered instruction not in one register",
+         bridge(precall, sizeof precall, LO, 0x3ae00, other, N(other), &from), -1, from, 0);
+  expect("a pc inside an instruction",
+         bridge(precall, sizeof precall, LO, 0x3ae01, real, N(real), &from), -1, from, 0);
+  expect("a pc outside the function",
+         bridge(precall, sizeof precall, LO, 0x3ae1b, real, N(real), &from), -1, from, 0);
+
+  /* Runs of nops after a covered instruction: CT_FLOW_MAX uncovered ones are followed. */
+  uint8_t nops[2 + CT_FLOW_MAX + 2];
+  memset(nops, 0x90, sizeof nops);
+  const struct range first_only[] = {{0x1000, 0x1001, RAX}};
+  expect("CT_FLOW_MAX uncovered instructions",
+         bridge(nops, 2 + CT_FLOW_MAX, 0x1000, 0x1000 + 1 + CT_FLOW_MAX, first_only,
+                N(first_only), &from), RAX, from, 0x1000);
+  const struct range then_other[] = {{0x1000, 0x1001, RAX}, {0x1001, 0x1002, CT_FLOW_OTHER}};
+  expect("a covered instruction not in one register ends the way",
+         bridge(nops, 8, 0x1000, 0x1002, then_other, N(then_other), &from), -1, from, 0);
+  expect("one more",
+         bridge(nops, 3 + CT_FLOW_MAX, 0x1000, 0x1000 + 2 + CT_FLOW_MAX, first_only,
+                N(first_only), &from), -1, from, 0);
+  /* A loop back to before the pc: on the second way round, the pc's own instruction has run.
+   *   1000 nop (RAX)   1001 nop   1002 add $1,%rax (the pc)   1006 jmp 1001 */
+  const uint8_t loop[] = {0x90, 0x90, 0x48, 0x83, 0xc0, 0x01, 0xeb, 0xf9};
+  expect("a loop through the pc's own write",
+         bridge(loop, sizeof loop, 0x1000, 0x1002, first_only, N(first_only), &from), -1, from, 0);
+  expect("the same loop, stopped before the write",
+         bridge(loop, 2, 0x1000, 0x1001, first_only, N(first_only), &from), RAX, from, 0x1000);
+  /* An indirect jump anywhere: a jump table's targets have ways in the code does not show. */
+  uint8_t table_jump[8] = {0x90, 0x90, 0x90, 0x90, 0xff, 0xe0, 0x90, 0x90}; /* jmp *%rax */
+  expect("a function with an indirect jump",
+         bridge(table_jump, sizeof table_jump, 0x1000, 0x1002, first_only, N(first_only), &from),
+         -1, from, 0);
+  table_jump[4] = table_jump[5] = 0x90;
+  expect("the same without it",
+         bridge(table_jump, sizeof table_jump, 0x1000, 0x1002, first_only, N(first_only), &from),
+         RAX, from, 0x1000);
+  /* Bytes that do not decode to the end of the function. */
+  uint8_t junk[4] = {0x90, 0x90, 0x90, 0x0f};
+  expect("code that does not decode to its end",
+         bridge(junk, sizeof junk, 0x1000, 0x1002, first_only, N(first_only), &from), -1, from, 0);
+  return failures ? 1 : 0;
+}
