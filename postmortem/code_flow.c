@@ -7,9 +7,10 @@
  * lists are built from those. A breadth-first walk backwards from the pc then stops at covered
  * instructions (the frontier) and goes on through uncovered ones. Soundness rests on knowing
  * every predecessor: a function with an indirect jump is refused, a way that reaches the entry
- * or runs over CT_FLOW_MAX uncovered instructions fails, and a call anywhere on a way fails (it
- * may clobber the register, and a flush-and-call restarts the accumulator anyway). Extra
- * predecessors (a fall-through after a call that does not return) only make it fail more often.
+ * or runs over CT_FLOW_MAX uncovered instructions fails, and so does one through a call (it may
+ * clobber the register) or a record's commit (the accumulator restarts after it, possibly in
+ * another register: the value left behind is already in the ring). Extra predecessors (a
+ * fall-through after a call that does not return) only make it fail more often.
  */
 #include "code_flow.h"
 
@@ -48,7 +49,7 @@ struct flow_insn {
   uint64_t to;     /* a direct branch's target, when `branches` */
   uint8_t branches; /* a direct branch to an address inside the function */
   uint8_t falls;    /* the next instruction can follow it */
-  uint8_t calls;    /* a call, a return or an interrupt: the walk must not pass it */
+  uint8_t barrier;  /* a call, a return, an interrupt, a store through %fs: not passed */
 };
 
 struct flow_fn {
@@ -82,8 +83,15 @@ static int decode_insn(csh cs, const cs_insn *x, const struct ct_code_view *code
   fi->addr = x->address;
   fi->falls = !(x->id == X86_INS_RET || x->id == X86_INS_UD2 || x->id == X86_INS_HLT ||
                 x->id == X86_INS_JMP || x->id == X86_INS_LJMP);
-  fi->calls = cs_insn_group(cs, x, CS_GRP_CALL) || cs_insn_group(cs, x, CS_GRP_RET) ||
-              cs_insn_group(cs, x, CS_GRP_INT) || cs_insn_group(cs, x, CS_GRP_IRET);
+  fi->barrier = cs_insn_group(cs, x, CS_GRP_CALL) || cs_insn_group(cs, x, CS_GRP_RET) ||
+                cs_insn_group(cs, x, CS_GRP_INT) || cs_insn_group(cs, x, CS_GRP_IRET);
+  /* A store to thread-local memory: in crashtrail's code, the ring position's store that
+   * commits a record (`mov %r,%fs:pos`; through a register in a shared object). */
+  for (uint8_t k = 0; k < x->detail->x86.op_count; k++) {
+    const cs_x86_op *op = &x->detail->x86.operands[k];
+    if (op->type == X86_OP_MEM && op->mem.segment == X86_REG_FS && (op->access & CS_AC_WRITE))
+      fi->barrier = 1;
+  }
   if (cs_regs_access(cs, x, rd, &nrd, wr, &nwr) != CS_ERR_OK) return -1;
   for (uint8_t k = 0; k < nwr; k++) {
     int d = dwarf_reg((x86_reg)wr[k]);
@@ -166,7 +174,7 @@ int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_f
   struct flow_fn f;
   if (!code || !code->bytes || pc < code->lo || pc >= code->hi || !cover) return -1;
   if (flow_decode(code, &f)) return -1;
-  int reg = -1;
+  struct ct_flow_loc at = {CT_FLOW_NONE, 0}; /* the frontier's location, once one is found */
   uint64_t written = 0, frontier = 0;
   size_t queue[CT_FLOW_MAX + 1], head = 0, tail = 0, passed = 0;
   uint8_t *seen = calloc(f.n, 1);
@@ -182,26 +190,29 @@ int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_f
       size_t p = f.pred[k];
       if (seen[p]) continue;
       seen[p] = 1;
-      if (f.in[p].calls) {
+      if (f.in[p].barrier) {
         ok = 0;
         break;
       }
       written |= f.in[p].writes;
-      int c = cover(ctx, f.in[p].addr);
-      if (c == CT_FLOW_NONE) {
+      struct ct_flow_loc c = cover(ctx, f.in[p].addr);
+      if (c.kind == CT_FLOW_NONE) {
         if (p == 0 || ++passed > CT_FLOW_MAX) ok = 0;
         else queue[tail++] = p;
-      } else if (c < 0 || (reg >= 0 && c != reg)) {
+      } else if ((c.kind != CT_FLOW_REG && c.kind != CT_FLOW_CONST) ||
+                 (c.kind == CT_FLOW_REG && c.v >= 64) ||
+                 (at.kind != CT_FLOW_NONE && (c.kind != at.kind || c.v != at.v))) {
         ok = 0;
       } else {
-        reg = c;
+        at = c;
         frontier = f.in[p].addr;
       }
     }
   }
   free(seen);
   flow_free(&f);
-  if (!ok || reg < 0 || reg >= 64 || (written >> reg & 1)) return -1;
+  if (!ok || at.kind == CT_FLOW_NONE || (at.kind == CT_FLOW_REG && (written >> at.v & 1)))
+    return -1;
   if (from) *from = frontier;
-  return reg;
+  return 0;
 }

@@ -655,23 +655,36 @@ struct flow_cover {
     Dwarf_Unsigned count;
 };
 
-static int flow_cover_at(void *ctx, uint64_t addr)
+static struct ct_flow_loc flow_cover_at(void *ctx, uint64_t addr)
 {
     const struct flow_cover *c = ctx;
+    struct ct_flow_loc none = {CT_FLOW_NONE, 0}, other = {CT_FLOW_OTHER, 0};
+    struct ct_dw_op ops[CT_DW_MAX_OPS];
     Dwarf_Unsigned i = 0;
     struct loc_entry en;
     int rc = pick_entry(c->d, c->head, c->kind, c->count, addr, &i);
     if (rc == CT_DW_UNAVAIL)
-        return CT_FLOW_NONE;
+        return none;
     if (rc != CT_DW_OK || get_entry(c->d, c->head, i, &en) != 0 || en.unavail)
-        return CT_FLOW_OTHER;
+        return other;
     int64_t r = single_register(c->d, &en);
-    return r >= 0 && r < 64 ? (int)r : CT_FLOW_OTHER;
+    if (r >= 0)
+        return (struct ct_flow_loc){CT_FLOW_REG, (uint64_t)r};
+    /* A constant: DW_OP_litN or DW_OP_constu K, then DW_OP_stack_value. */
+    int n = ct_dw_ops_from_locdesc(c->d, c->d->info, en.desc, en.nops, ops);
+    if (n == 2 && ops[1].atom == DW_OP_stack_value) {
+        if (ops[0].atom >= DW_OP_lit0 && ops[0].atom <= DW_OP_lit31)
+            return (struct ct_flow_loc){CT_FLOW_CONST, (uint64_t)(ops[0].atom - DW_OP_lit0)};
+        if (ops[0].atom == DW_OP_constu)
+            return (struct ct_flow_loc){CT_FLOW_CONST, ops[0].op1};
+    }
+    return other;
 }
 
 /* No entry covers pc, and the entries around it in address order do not bridge it: follows
  * the ways into pc back to covered instructions (ct_flow_bridge). Picks the entry of one of
- * them; every one names the same register, which nothing on the way writes. */
+ * them; every one names the same register, which nothing on the way writes, or the same
+ * constant. */
 static int pick_flow_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned kind,
                            Dwarf_Unsigned count, uint64_t pc, const struct ct_code_view *code,
                            Dwarf_Unsigned *index)
