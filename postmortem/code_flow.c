@@ -174,7 +174,7 @@ int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_f
   struct flow_fn f;
   if (!code || !code->bytes || pc < code->lo || pc >= code->hi || !cover) return -1;
   if (flow_decode(code, &f)) return -1;
-  struct ct_flow_loc at = {CT_FLOW_NONE, 0}; /* the frontier's location, once one is found */
+  struct ct_flow_loc at = {CT_FLOW_NONE, 0, 0}; /* the frontier's location, once one is found */
   uint64_t written = 0, frontier = 0;
   size_t queue[CT_FLOW_MAX + 1], head = 0, tail = 0, passed = 0;
   uint8_t *seen = calloc(f.n, 1);
@@ -199,9 +199,8 @@ int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_f
       if (c.kind == CT_FLOW_NONE) {
         if (p == 0 || ++passed > CT_FLOW_MAX) ok = 0;
         else queue[tail++] = p;
-      } else if ((c.kind != CT_FLOW_REG && c.kind != CT_FLOW_CONST) ||
-                 (c.kind == CT_FLOW_REG && c.v >= 64) ||
-                 (at.kind != CT_FLOW_NONE && (c.kind != at.kind || c.v != at.v))) {
+      } else if (c.kind != CT_FLOW_VALUE ||
+                 (at.kind != CT_FLOW_NONE && (c.key != at.key || c.reads != at.reads))) {
         ok = 0;
       } else {
         at = c;
@@ -211,8 +210,7 @@ int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_f
   }
   free(seen);
   flow_free(&f);
-  if (!ok || at.kind == CT_FLOW_NONE || (at.kind == CT_FLOW_REG && (written >> at.v & 1)))
-    return -1;
+  if (!ok || at.kind == CT_FLOW_NONE || (written & at.reads)) return -1;
   if (from) *from = frontier;
   return 0;
 }

@@ -5,7 +5,7 @@
  * Codegen can move a value's update below the place its debug location says it happens (a
  * switch case's code for the path accumulator, sunk below the case's first loads): from the
  * block's start until the update, DWARF names no location, yet the register that held the value
- * before the block still holds it (or the value was a constant there). The entry before the gap in *address* order may belong to
+ * before the block still holds it. The entry before the gap in *address* order may belong to
  * another block (a slow path laid out in between); the ways into the pc are what count.
  */
 #ifndef CT_CODE_FLOW_H
@@ -14,16 +14,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Where an entry covering an address says the value is. */
+/* What an entry covering an address says the value is. */
 enum ct_flow_kind {
   CT_FLOW_NONE,  /* no location-list entry covers the address */
-  CT_FLOW_OTHER, /* an entry covers it, but neither as one register nor as a constant */
-  CT_FLOW_REG,   /* in DWARF register v (< 64) */
-  CT_FLOW_CONST, /* the constant v (the accumulator of a record just started) */
+  CT_FLOW_OTHER, /* an entry covers it with a description that may read memory */
+  CT_FLOW_VALUE, /* an entry covers it with a description computed from registers and constants
+                  * only: a register, a constant, `DW_OP_breg2 0, DW_OP_lit1, DW_OP_shl` */
 };
 struct ct_flow_loc {
   enum ct_flow_kind kind;
-  uint64_t v;
+  uint64_t key;   /* CT_FLOW_VALUE: the description's identity (equal descriptions, equal keys) */
+  uint64_t reads; /* CT_FLOW_VALUE: bit n set: it reads DWARF register n */
 };
 
 enum { CT_FLOW_MAX = 64 }; /* instructions without a location followed back from the pc, at most */
@@ -38,14 +39,14 @@ struct ct_code_view {
 
 /* Follows every way into the instruction at pc backwards, through instructions no entry covers
  * (at most CT_FLOW_MAX of them), to the first covered instruction on each. Succeeds when every
- * way ends at an instruction covered by the same location, one register R or one constant,
- * when no instruction passed on the way (nor, for R, those covered ones) writes R, and none is
- * a barrier: a call, a return, or a store through %fs (the ring position's store that commits
- * a record, after which the accumulator restarts). The value the location held there is then
- * the value at pc, short of any update codegen sank below where DWARF places it. Refuses a
- * function with an indirect jump (its edges are not all known), a pc that is not an
- * instruction boundary, and any way that reaches the function's entry.
- * Returns 0 and, in *from, the address of one such covered instruction; or -1. */
+ * way ends at an instruction covered by the same description of the value, computed from
+ * registers and constants only, when no instruction passed on the way (nor those covered ones)
+ * writes a register it reads, and none is a barrier: a call, a return, or a store through %fs
+ * (the ring position's store that commits a record, after which the accumulator restarts).
+ * The description then gives at pc the value it gave there, short of any update codegen sank
+ * below where DWARF places it. Refuses a function with an indirect jump (its edges are not all
+ * known), a pc that is not an instruction boundary, and any way that reaches the function's
+ * entry. Returns 0 and, in *from, the address of one such covered instruction; or -1. */
 int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_fn cover,
                    void *ctx, uint64_t *from);
 

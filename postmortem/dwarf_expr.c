@@ -655,10 +655,45 @@ struct flow_cover {
     Dwarf_Unsigned count;
 };
 
+/* The registers a location description reads, into *reads, when it reads nothing else: a
+ * register, or registers and constants combined by arithmetic. Returns 0, or -1 for one that
+ * may read memory (a stack slot, a dereference), whose value a store on the way could change. */
+static int reads_registers_only(const struct ct_dw_op *ops, int n, uint64_t *reads)
+{
+    *reads = 0;
+    for (int i = 0; i < n; i++) {
+        uint8_t a = ops[i].atom;
+        uint64_t reg = 64;
+        if (a >= DW_OP_reg0 && a <= DW_OP_reg31)
+            reg = a - DW_OP_reg0;
+        else if (a >= DW_OP_breg0 && a <= DW_OP_breg31)
+            reg = a - DW_OP_breg0;
+        else if (a == DW_OP_regx || a == DW_OP_bregx)
+            reg = ops[i].op1;
+        else if ((a >= DW_OP_lit0 && a <= DW_OP_lit31) || (a >= DW_OP_const1u && a <= DW_OP_consts))
+            continue;
+        else {
+            switch (a) {
+            case DW_OP_stack_value: case DW_OP_plus: case DW_OP_plus_uconst: case DW_OP_minus:
+            case DW_OP_mul: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra: case DW_OP_and:
+            case DW_OP_or: case DW_OP_xor: case DW_OP_not: case DW_OP_neg: case DW_OP_dup:
+            case DW_OP_drop: case DW_OP_swap: case DW_OP_over:
+                continue;
+            default:
+                return -1;
+            }
+        }
+        if (reg >= 64)
+            return -1;
+        *reads |= 1ull << reg;
+    }
+    return n > 0 ? 0 : -1;
+}
+
 static struct ct_flow_loc flow_cover_at(void *ctx, uint64_t addr)
 {
     const struct flow_cover *c = ctx;
-    struct ct_flow_loc none = {CT_FLOW_NONE, 0}, other = {CT_FLOW_OTHER, 0};
+    struct ct_flow_loc none = {CT_FLOW_NONE, 0, 0}, other = {CT_FLOW_OTHER, 0, 0};
     struct ct_dw_op ops[CT_DW_MAX_OPS];
     Dwarf_Unsigned i = 0;
     struct loc_entry en;
@@ -667,24 +702,23 @@ static struct ct_flow_loc flow_cover_at(void *ctx, uint64_t addr)
         return none;
     if (rc != CT_DW_OK || get_entry(c->d, c->head, i, &en) != 0 || en.unavail)
         return other;
-    int64_t r = single_register(c->d, &en);
-    if (r >= 0)
-        return (struct ct_flow_loc){CT_FLOW_REG, (uint64_t)r};
-    /* A constant: DW_OP_litN or DW_OP_constu K, then DW_OP_stack_value. */
     int n = ct_dw_ops_from_locdesc(c->d, c->d->info, en.desc, en.nops, ops);
-    if (n == 2 && ops[1].atom == DW_OP_stack_value) {
-        if (ops[0].atom >= DW_OP_lit0 && ops[0].atom <= DW_OP_lit31)
-            return (struct ct_flow_loc){CT_FLOW_CONST, (uint64_t)(ops[0].atom - DW_OP_lit0)};
-        if (ops[0].atom == DW_OP_constu)
-            return (struct ct_flow_loc){CT_FLOW_CONST, ops[0].op1};
+    struct ct_flow_loc v = {CT_FLOW_VALUE, 14695981039346656037ull, 0};
+    if (n <= 0 || reads_registers_only(ops, n, &v.reads) != 0)
+        return other;
+    /* The description's identity: FNV-1a over its operations. */
+    for (int k = 0; k < n; k++) {
+        uint64_t w[3] = {ops[k].atom, ops[k].op1, ops[k].op2};
+        for (int j = 0; j < 3; j++)
+            for (int b = 0; b < 8; b++)
+                v.key = (v.key ^ ((w[j] >> (8 * b)) & 0xff)) * 1099511628211ull;
     }
-    return other;
+    return v;
 }
 
 /* No entry covers pc, and the entries around it in address order do not bridge it: follows
  * the ways into pc back to covered instructions (ct_flow_bridge). Picks the entry of one of
- * them; every one names the same register, which nothing on the way writes, or the same
- * constant. */
+ * them; every one has the same description, from registers nothing on the way writes. */
 static int pick_flow_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned kind,
                            Dwarf_Unsigned count, uint64_t pc, const struct ct_code_view *code,
                            Dwarf_Unsigned *index)

@@ -55,7 +55,7 @@ static struct ct_flow_loc cover_at(void *ctx, uint64_t addr) {
   const struct cover *c = ctx;
   for (size_t i = 0; i < c->n; i++)
     if (addr >= c->r[i].lo && addr < c->r[i].hi) return c->r[i].loc;
-  return (struct ct_flow_loc){CT_FLOW_NONE, 0};
+  return (struct ct_flow_loc){CT_FLOW_NONE, 0, 0};
 }
 
 static int failures;
@@ -90,9 +90,12 @@ static int bridge(const uint8_t *bytes, size_t len, uint64_t lo, uint64_t pc,
 
 int main(void) {
   enum { OK = 0, LO = 0x3ad40 };
-  const struct ct_flow_loc RAX = {CT_FLOW_REG, 0}, RCX = {CT_FLOW_REG, 2},
-                           OTHER = {CT_FLOW_OTHER, 0}, LIT14 = {CT_FLOW_CONST, 14},
-                           LIT9 = {CT_FLOW_CONST, 9};
+  /* Descriptions as dwarf_expr.c gives them: an identity and the registers they read. */
+  const struct ct_flow_loc RAX = {CT_FLOW_VALUE, 0xa0, 1u << 0}, /* DW_OP_reg0 */
+      RCX = {CT_FLOW_VALUE, 0xa2, 1u << 2},                      /* DW_OP_reg2 */
+      RCX_SHL1 = {CT_FLOW_VALUE, 0xb2, 1u << 2}, /* DW_OP_breg2 0, DW_OP_lit1, DW_OP_shl, ... */
+      OTHER = {CT_FLOW_OTHER, 0, 0},             /* DW_OP_fbreg -8: a stack slot */
+      LIT14 = {CT_FLOW_VALUE, 14, 0}, LIT9 = {CT_FLOW_VALUE, 9, 0};
   uint64_t from;
   const struct range real[] = {{0x3ad59, 0x3adaa, RAX}, {0x3adaa, 0x3adbf, OTHER},
                                {0x3adbf, 0x3adcf, RAX}, {0x3ae08, 0x3ae1f, OTHER}};
@@ -152,11 +155,24 @@ int main(void) {
          0);
   /* A constant needs no register left alone: RAX is written on the way, which does not
    * matter (the value is stale at worst, short of the bits codegen sank). */
-  /* (The constant 0 here: were it taken for register 0, RAX, the write would refuse it.) */
-  const struct range const_then_write[] = {{0x3adb5, 0x3adb8, {CT_FLOW_CONST, 0}}};
+  const struct range const_then_write[] = {{0x3adb5, 0x3adb8, LIT14}};
   expect("a constant, a register written on the way",
          bridge(precall, sizeof precall, LO, 0x3adbd, const_then_write, N(const_then_write), &from),
          OK, from, 0x3adb5);
+  /* A description computed from a register: the register must be left alone, and every way
+   * must end at the same description. */
+  const struct range expr_written[] = {{0x3ad59, 0x3adaa, RCX_SHL1}};
+  expect("an expression on a register written on the way",
+         bridge(precall, sizeof precall, LO, 0x3ae00, expr_written, N(expr_written), &from), -1,
+         from, 0);
+  const struct range expr_kept[] = {{0x3ad59, 0x3adaa, {CT_FLOW_VALUE, 0xb0, 1u << 0}}};
+  expect("an expression on a register left alone",
+         bridge(precall, sizeof precall, LO, 0x3ae00, expr_kept, N(expr_kept), &from), OK, from,
+         0x3ad6a);
+  const struct range two_exprs[] = {{0x3ad59, 0x3ad60, {CT_FLOW_VALUE, 0xb0, 1u << 0}},
+                                    {0x3adbd, 0x3adbf, RAX}};
+  expect("two ways in, two descriptions of one register",
+         bridge(precall, sizeof precall, LO, 0x3ad60, two_exprs, N(two_exprs), &from), -1, from, 0);
   expect("a way to the function's entry",
          bridge(precall, sizeof precall, LO, 0x3ad4b, NULL, 0, &from), -1, from, 0);
   const struct range other[] = {{0x3ad59, 0x3adaa, OTHER}};
