@@ -1,16 +1,22 @@
 /*
- * code_flow.c - a variable's register at a pc its location list does not cover, through the
+ * code_flow.c - a variable's value at a pc its location list does not cover, through the
  * control flow (see code_flow.h).
  *
- * The function is decoded linearly (clang puts no data in .text: jump tables are in .rodata)
- * into instructions, each with its fall-through and direct-branch successors; the predecessor
- * lists are built from those. A breadth-first walk backwards from the pc then stops at covered
- * instructions (the frontier) and goes on through uncovered ones. Soundness rests on knowing
- * every predecessor: a function with an indirect jump is refused, a way that reaches the entry
- * or runs over CT_FLOW_MAX uncovered instructions fails, and so does one through a call (it may
- * clobber the register) or a record's commit (the accumulator restarts after it, possibly in
- * another register: the value left behind is already in the ring). Extra predecessors (a
- * fall-through after a call that does not return) only make it fail more often.
+ * The function is decoded linearly (clang puts no data in .text: jump tables are in .rodata
+ * and .data.rel.ro) into instructions, each with its fall-through and direct-branch
+ * successors, and each indirect jump with the entries of its jump table, found from the `lea`
+ * of the table's address just before it and read from the file while they name instructions of
+ * the function (every real entry does: reading on past the table's end adds ways, never loses
+ * one). A breadth-first walk backwards from the pc then stops at covered instructions (the
+ * frontier) and goes on through uncovered ones. Soundness rests on knowing every predecessor:
+ * a function with an indirect jump whose table is not found (a call through a pointer made a
+ * tail call) is refused, a way that reaches the entry or runs over CT_FLOW_MAX uncovered
+ * instructions fails, and so does one through a call (it may clobber the register) or a
+ * record's commit (the accumulator restarts after it, possibly in another register: the value
+ * left behind is already in the ring). Only padding (nops) that nothing leads to counts as
+ * dead; any other code without a predecessor (a landing pad, entered by the unwinder) fails the
+ * way. Extra predecessors (a fall-through after a call that does not return) only make it fail
+ * more often.
  */
 #include "code_flow.h"
 
@@ -50,6 +56,8 @@ struct flow_insn {
   uint8_t branches; /* a direct branch to an address inside the function */
   uint8_t falls;    /* the next instruction can follow it */
   uint8_t barrier;  /* a call, a return, an interrupt, a store through %fs: not passed */
+  uint8_t indirect; /* an indirect jump: its targets come from a jump table (resolve_table) */
+  uint8_t pad;      /* a nop or int3: alignment padding, dead when nothing leads to it */
 };
 
 struct flow_fn {
@@ -74,13 +82,13 @@ static void flow_free(struct flow_fn *f) {
   free(f->pred);
 }
 
-/* Decodes one instruction's effects. Returns 0, or -1 for an indirect jump (a jump table's
- * edges are not in the code). */
+/* Decodes one instruction's effects. Returns 0, or -1 for a jump it cannot follow. */
 static int decode_insn(csh cs, const cs_insn *x, const struct ct_code_view *code,
                        struct flow_insn *fi) {
   cs_regs rd, wr;
   uint8_t nrd = 0, nwr = 0;
   fi->addr = x->address;
+  fi->pad = x->id == X86_INS_NOP || x->id == X86_INS_INT3;
   fi->falls = !(x->id == X86_INS_RET || x->id == X86_INS_UD2 || x->id == X86_INS_HLT ||
                 x->id == X86_INS_JMP || x->id == X86_INS_LJMP);
   fi->barrier = cs_insn_group(cs, x, CS_GRP_CALL) || cs_insn_group(cs, x, CS_GRP_RET) ||
@@ -99,22 +107,159 @@ static int decode_insn(csh cs, const cs_insn *x, const struct ct_code_view *code
   }
   if (cs_insn_group(cs, x, CS_GRP_JUMP)) {
     const cs_x86 *d = &x->detail->x86;
-    if (x->id == X86_INS_LJMP || d->op_count != 1 || d->operands[0].type != X86_OP_IMM)
-      return -1;
+    if (x->id == X86_INS_LJMP || d->op_count != 1) return -1;
+    if (d->operands[0].type != X86_OP_IMM) {
+      if (x->id != X86_INS_JMP) return -1;
+      fi->indirect = 1;
+      return 0;
+    }
     fi->to = (uint64_t)d->operands[0].imm;
     fi->branches = fi->to >= code->lo && fi->to < code->hi;
   }
   return 0;
 }
 
-/* Decodes the function. Returns 0, or -1 when it cannot be decoded to its end or has an
- * indirect jump. */
+/* ---- jump tables ---- */
+
+enum {
+  TABLE_WINDOW = 8,      /* instructions before an indirect jump searched for its table */
+  TABLE_MAX = 1 << 14,   /* entries read from one table, at most */
+};
+
+struct edges {
+  size_t *from, *to, n, cap;
+};
+
+static int add_edge(struct edges *e, size_t from, size_t to) {
+  if (e->n == e->cap) {
+    size_t ncap = e->cap ? 2 * e->cap : 256;
+    size_t *a = realloc(e->from, ncap * sizeof *a);
+    if (!a) return -1;
+    e->from = a;
+    if (!(a = realloc(e->to, ncap * sizeof *a))) return -1;
+    e->to = a;
+    e->cap = ncap;
+  }
+  e->from[e->n] = from;
+  e->to[e->n++] = to;
+  return 0;
+}
+
+/* Instruction i decoded again, with its details, into x. */
+static int redecode(csh cs, const struct ct_code_view *code, const struct flow_fn *f, size_t i,
+                    cs_insn *x) {
+  uint64_t addr = f->in[i].addr;
+  size_t len = (size_t)((i + 1 < f->n ? f->in[i + 1].addr : code->hi) - addr);
+  const uint8_t *p = code->bytes + (addr - code->lo);
+  return cs_disasm_iter(cs, &p, &len, &addr, x) ? 0 : -1;
+}
+
+/* The nearest instruction before j, at most TABLE_WINDOW back and not past a direct branch's
+ * target (the pattern is one straight line), that writes DWARF register r; decoded into x.
+ * Returns its index, or -1. */
+static int64_t last_writer(csh cs, const struct ct_code_view *code, const struct flow_fn *f,
+                           const uint8_t *targeted, size_t j, int r, cs_insn *x) {
+  for (size_t k = j; k-- > 0 && j - k <= TABLE_WINDOW;) {
+    if (f->in[k].writes >> r & 1) return redecode(cs, code, f, k, x) ? -1 : (int64_t)k;
+    if (targeted[k]) return -1;
+  }
+  return -1;
+}
+
+/* Reads a table at link-time address t: 4-byte entries relative to t (rel) or 8-byte absolute
+ * addresses, while each names an instruction of the function (every real entry does, so the
+ * reading may go past the table's end but never stops short of it: extra entries only add
+ * ways). Adds an edge from j to each. Returns how many entries it read. */
+static size_t read_table(const struct ct_code_view *code, const struct flow_fn *f, size_t j,
+                         uint64_t t, int rel, struct edges *e) {
+  size_t size = rel ? 4 : 8, k;
+  for (k = 0; k < TABLE_MAX; k++) {
+    const uint8_t *b = code->data(code->data_ctx, t + k * size, size);
+    if (!b) break;
+    uint64_t v = 0;
+    for (size_t i = 0; i < size; i++) v |= (uint64_t)b[i] << (8 * i);
+    uint64_t to = rel ? t + (uint64_t)(int64_t)(int32_t)v : v;
+    int64_t i = to >= code->lo && to < code->hi ? index_of(f, to) : -1;
+    if (i < 0 || add_edge(e, j, (size_t)i)) break;
+  }
+  return k;
+}
+
+static int is_reg(const cs_x86_op *op, int r) {
+  return op->type == X86_OP_REG && dwarf_reg(op->reg) == r;
+}
+
+/* The table of the indirect jump at j, in clang's two shapes: a switch's
+ *   lea T(%rip),%rT; movslq (%rT,%rI,4),%rX; add %rT,%rX; jmp *%rX    (4-byte, relative)
+ * and a computed goto's (or a non-PIC switch's)
+ *   lea T(%rip),%rB; jmp *(%rB,%rI,8)   or   jmp *T(,%rI,8)            (8-byte, absolute).
+ * Adds its edges. *start: the index where the pattern begins (no other jump may land after it,
+ * up to j). Returns 0, or -1 for any other indirect jump (through a function pointer, say). */
+static int resolve_table(csh cs, const struct ct_code_view *code, const struct flow_fn *f,
+                         const uint8_t *targeted, size_t j, struct edges *e, size_t *start) {
+  cs_insn *x = cs_malloc(cs);
+  int rc = -1;
+  /* A jump that other code reaches directly may not have come through the pattern. */
+  if (!x || targeted[j] || redecode(cs, code, f, j, x)) goto out;
+  const cs_x86_op jop = x->detail->x86.operands[0];
+  uint64_t t = 0;
+  int rel = 0;
+  if (jop.type == X86_OP_MEM && jop.mem.scale == 8 && jop.mem.segment == X86_REG_INVALID &&
+      jop.mem.index != X86_REG_INVALID) {
+    *start = j;
+    if (jop.mem.base == X86_REG_INVALID) {
+      t = (uint64_t)jop.mem.disp;
+    } else {
+      int b = dwarf_reg(jop.mem.base);
+      int64_t k = b >= 0 && jop.mem.disp == 0 ? last_writer(cs, code, f, targeted, j, b, x) : -1;
+      const cs_x86 *d = k >= 0 ? &x->detail->x86 : NULL;
+      if (!d || x->id != X86_INS_LEA || !is_reg(&d->operands[0], b) ||
+          d->operands[1].mem.base != X86_REG_RIP || d->operands[1].mem.index != X86_REG_INVALID)
+        goto out;
+      t = x->address + x->size + (uint64_t)d->operands[1].mem.disp;
+      *start = (size_t)k;
+    }
+  } else if (jop.type == X86_OP_REG && dwarf_reg(jop.reg) >= 0) {
+    int r = dwarf_reg(jop.reg);
+    const cs_x86 *d = &x->detail->x86; /* x is decoded again in place below */
+    int64_t add = last_writer(cs, code, f, targeted, j, r, x);
+    if (add < 0 || x->id != X86_INS_ADD || d->op_count != 2 || !is_reg(&d->operands[0], r) ||
+        d->operands[1].type != X86_OP_REG)
+      goto out;
+    int tr = dwarf_reg(d->operands[1].reg);
+    int64_t mov = tr >= 0 ? last_writer(cs, code, f, targeted, (size_t)add, r, x) : -1;
+    if (mov < 0 || x->id != X86_INS_MOVSXD || !is_reg(&d->operands[0], r) ||
+        d->operands[1].type != X86_OP_MEM || dwarf_reg(d->operands[1].mem.base) != tr ||
+        d->operands[1].mem.scale != 4 || d->operands[1].mem.disp != 0)
+      goto out;
+    /* The table's base, unchanged from the load to the add. */
+    int64_t lea = last_writer(cs, code, f, targeted, (size_t)add, tr, x);
+    if (lea < 0 || lea > mov || x->id != X86_INS_LEA || !is_reg(&d->operands[0], tr) ||
+        d->operands[1].mem.base != X86_REG_RIP || d->operands[1].mem.index != X86_REG_INVALID)
+      goto out;
+    t = x->address + x->size + (uint64_t)d->operands[1].mem.disp;
+    rel = 1;
+    *start = (size_t)lea;
+  } else {
+    goto out;
+  }
+  rc = code->data && read_table(code, f, j, t, rel, e) > 0 ? 0 : -1;
+out:
+  if (x) cs_free(x, 1);
+  return rc;
+}
+
+/* ---- the function's control flow ---- */
+
+/* Decodes the function and builds its predecessor lists. Returns 0, or -1 when it cannot be
+ * decoded to its end or has an indirect jump whose table is not found. */
 static int flow_decode(const struct ct_code_view *code, struct flow_fn *f) {
   csh cs;
   cs_insn *x = NULL;
-  size_t *cursor = NULL, cap = 0, n = 0;
-  int64_t *target = NULL;
-  int rc = -1, bad = 0;
+  size_t *cursor = NULL, *window = NULL, cap = 0, n = 0;
+  uint8_t *targeted = NULL;
+  struct edges e = {0};
+  int rc = -1;
   memset(f, 0, sizeof *f);
   if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return -1;
   cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
@@ -136,32 +281,40 @@ static int flow_decode(const struct ct_code_view *code, struct flow_fn *f) {
     if (decode_insn(cs, x, code, &f->in[n++])) goto out;
   }
   f->n = n;
+  if (!n || !(targeted = calloc(n, 1)) || !(window = calloc(n, sizeof *window))) goto out;
   /* Edges: i -> i + 1 when i falls through, i -> its target. A direct target inside the
    * function must start an instruction, else the linear decode is out of step with the code
    * (data in .text) and nothing here can be trusted. */
-  if (!(target = calloc(n, sizeof *target))) goto out;
   for (size_t i = 0; i < n; i++) {
-    target[i] = f->in[i].branches ? index_of(f, f->in[i].to) : -1;
-    if (f->in[i].branches && target[i] < 0) bad = 1;
+    if (f->in[i].falls && i + 1 < n && add_edge(&e, i, i + 1)) goto out;
+    if (!f->in[i].branches) continue;
+    int64_t t = index_of(f, f->in[i].to);
+    if (t < 0 || add_edge(&e, i, (size_t)t)) goto out;
+    targeted[t] = 1;
   }
-  if (!bad && (f->pred_start = calloc(n + 1, sizeof *f->pred_start)) &&
-      (cursor = calloc(n + 1, sizeof *cursor))) {
-    for (size_t i = 0; i < n; i++) {
-      if (f->in[i].falls && i + 1 < n) f->pred_start[i + 2]++;
-      if (target[i] >= 0) f->pred_start[target[i] + 1]++;
-    }
-    for (size_t i = 1; i <= n; i++) f->pred_start[i] += f->pred_start[i - 1];
-    memcpy(cursor, f->pred_start, (n + 1) * sizeof *cursor);
-    if ((f->pred = calloc(f->pred_start[n] + 1, sizeof *f->pred))) {
-      for (size_t i = 0; i < n; i++) {
-        if (f->in[i].falls && i + 1 < n) f->pred[cursor[i + 1]++] = i;
-        if (target[i] >= 0) f->pred[cursor[target[i]]++] = i;
-      }
-      rc = 0;
-    }
+  size_t direct = e.n;
+  for (size_t i = 0; i < n; i++) {
+    window[i] = i;
+    if (f->in[i].indirect && resolve_table(cs, code, f, targeted, i, &e, &window[i])) goto out;
   }
+  /* No table may land inside a jump's pattern (after its first instruction, up to the jump),
+   * which was read as one straight line. */
+  for (size_t k = direct; k < e.n; k++)
+    for (size_t j = e.to[k]; j < n && j <= e.to[k] + 2 * TABLE_WINDOW + 2; j++)
+      if (f->in[j].indirect && window[j] < e.to[k]) goto out;
+  if (!(f->pred_start = calloc(n + 1, sizeof *f->pred_start)) ||
+      !(cursor = calloc(n + 1, sizeof *cursor)) || !(f->pred = calloc(e.n + 1, sizeof *f->pred)))
+    goto out;
+  for (size_t k = 0; k < e.n; k++) f->pred_start[e.to[k] + 1]++;
+  for (size_t i = 1; i <= n; i++) f->pred_start[i] += f->pred_start[i - 1];
+  memcpy(cursor, f->pred_start, (n + 1) * sizeof *cursor);
+  for (size_t k = 0; k < e.n; k++) f->pred[cursor[e.to[k]]++] = e.from[k];
+  rc = 0;
 out:
-  free(target);
+  free(e.from);
+  free(e.to);
+  free(targeted);
+  free(window);
   free(cursor);
   if (x) cs_free(x, 1);
   cs_close(&cs);
@@ -185,7 +338,12 @@ int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_f
   if (ok) queue[tail++] = (size_t)start;
   while (ok && head < tail) {
     size_t i = queue[head++];
-    if (f.pred_start[i] == f.pred_start[i + 1]) ok = 0; /* the entry, or only reached from afar */
+    /* Nothing leads here: the entry (or the pc), or padding between blocks that only falls
+     * through into the next one, which no way passes. */
+    if (f.pred_start[i] == f.pred_start[i + 1]) {
+      if (!f.in[i].pad || i == (size_t)start || i == 0) ok = 0;
+      continue;
+    }
     for (size_t k = f.pred_start[i]; ok && k < f.pred_start[i + 1]; k++) {
       size_t p = f.pred[k];
       if (seen[p]) continue;

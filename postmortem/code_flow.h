@@ -31,10 +31,13 @@ enum { CT_FLOW_MAX = 64 }; /* instructions without a location followed back from
 
 typedef struct ct_flow_loc (*ct_flow_cover_fn)(void *ctx, uint64_t addr);
 
-/* The machine code of one function: its bytes at link-time addresses [lo, hi). */
+/* The machine code of one function: its bytes at link-time addresses [lo, hi), and a reader
+ * of the file's other bytes (a jump table's; NULL: indirect jumps are not followed). */
 struct ct_code_view {
   const uint8_t *bytes;
   uint64_t lo, hi;
+  const uint8_t *(*data)(void *ctx, uint64_t addr, size_t len);
+  void *data_ctx;
 };
 
 /* Follows every way into the instruction at pc backwards, through instructions no entry covers
@@ -44,9 +47,10 @@ struct ct_code_view {
  * writes a register it reads, and none is a barrier: a call, a return, or a store through %fs
  * (the ring position's store that commits a record, after which the accumulator restarts).
  * The description then gives at pc the value it gave there, short of any update codegen sank
- * below where DWARF places it. Refuses a function with an indirect jump (its edges are not all
- * known), a pc that is not an instruction boundary, and any way that reaches the function's
- * entry. Returns 0 and, in *from, the address of one such covered instruction; or -1. */
+ * below where DWARF places it. An indirect jump's ways come from its jump table (clang's
+ * shapes for a switch and a computed goto, read from the file); a function with any other
+ * indirect jump (through a function pointer) is refused, as are a pc that is not an
+ * instruction boundary and any way that reaches the function's entry. Returns 0 and, in *from, the address of one such covered instruction; or -1. */
 int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_fn cover,
                    void *ctx, uint64_t *from);
 

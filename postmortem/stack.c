@@ -261,9 +261,14 @@ static const uint8_t *code_at(const struct raw_frame *rf, uint64_t addr, size_t 
 }
 
 /* The machine code of the function containing link-time address link, from the module's file
- * (bytes NULL if its symbol has no size or its code is not in the file). */
+ * (bytes NULL if its symbol has no size or its code is not in the file), and the file's other
+ * bytes for its jump tables. */
+static const uint8_t *file_bytes(void *elf, uint64_t addr, size_t len) {
+  return ct_elf_bytes_at(elf, addr, len);
+}
+
 static struct ct_code_view function_code(const struct raw_frame *rf, uint64_t link) {
-  struct ct_code_view v = {NULL, 0, 0};
+  struct ct_code_view v = {NULL, 0, 0, file_bytes, rf->mod ? rf->mod->elf : NULL};
   uint64_t start = 0, size = 0;
   if (rf->mod && module_symbol(rf->mod, link, &start, &size) && size && size < (64u << 20) &&
       (v.bytes = code_at(rf, start, (size_t)size))) {

@@ -72,12 +72,30 @@ static void check(const char *what, int got, int want, uint64_t from, uint64_t w
   }
 }
 
-static int bridge(const uint8_t *bytes, size_t len, uint64_t lo, uint64_t pc,
-                  const struct range *r, size_t n, uint64_t *from) {
-  struct ct_code_view code = {bytes, lo, lo + len};
+/* The file's other bytes: one jump table at `at`. */
+struct table {
+  uint64_t at;
+  const uint8_t *bytes;
+  size_t len;
+};
+
+static const uint8_t *table_bytes(void *ctx, uint64_t addr, size_t len) {
+  const struct table *t = ctx;
+  if (!t || addr < t->at || addr - t->at > t->len || len > t->len - (addr - t->at)) return NULL;
+  return t->bytes + (addr - t->at);
+}
+
+static int bridge_with(const uint8_t *bytes, size_t len, uint64_t lo, uint64_t pc,
+                       const struct range *r, size_t n, const struct table *t, uint64_t *from) {
+  struct ct_code_view code = {bytes, lo, lo + len, t ? table_bytes : NULL, (void *)t};
   struct cover c = {r, n};
   *from = 0;
   return ct_flow_bridge(&code, pc, cover_at, &c, from);
+}
+
+static int bridge(const uint8_t *bytes, size_t len, uint64_t lo, uint64_t pc,
+                  const struct range *r, size_t n, uint64_t *from) {
+  return bridge_with(bytes, len, lo, pc, r, n, NULL, from);
 }
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -203,15 +221,105 @@ int main(void) {
          bridge(loop, sizeof loop, 0x1000, 0x1002, first_only, N(first_only), &from), -1, from, 0);
   expect("the same loop, stopped before the write",
          bridge(loop, 2, 0x1000, 0x1001, first_only, N(first_only), &from), OK, from, 0x1000);
-  /* An indirect jump anywhere: a jump table's targets have ways in the code does not show. */
+  /* An indirect jump without a table (through a function pointer, or a table not found): its
+   * targets, should it have any in the function, are unknown. */
   uint8_t table_jump[8] = {0x90, 0x90, 0x90, 0x90, 0xff, 0xe0, 0x90, 0x90}; /* jmp *%rax */
-  expect("a function with an indirect jump",
+  expect("a function with an indirect jump without a table",
          bridge(table_jump, sizeof table_jump, 0x1000, 0x1002, first_only, N(first_only), &from),
          -1, from, 0);
   table_jump[4] = table_jump[5] = 0x90;
   expect("the same without it",
          bridge(table_jump, sizeof table_jump, 0x1000, 0x1002, first_only, N(first_only), &from),
          OK, from, 0x1000);
+  /* A switch through a jump table, clang's PIC shape (assembled with llvm-mc):
+   *   1000 nop; cmp $2,%edi; ja 1023; lea 101b(%rip)=1028,%rcx; movslq (%rcx,%rdi,4),%rdx
+   *   1011 add %rcx,%rdx; 1014 jmp *%rdx
+   *   1016 nop; jmp 1021 (case 0)   1019 mov $1,%eax; jmp 1021 (case 1)   1020 nop (case 2)
+   *   1021 nop; ret                 1023 nop; ret (default)
+   * with 4-byte entries relative to the table at 1028: -0x12, -0xf, -0x8. */
+  const uint8_t jt[] = {0x90, 0x83, 0xff, 0x02, 0x77, 0x1d, 0x48, 0x8d, 0x0d, 0x1b, 0x00, 0x00,
+                        0x00, 0x48, 0x63, 0x14, 0xb9, 0x48, 0x01, 0xca, 0xff, 0xe2, 0x90, 0xeb,
+                        0x08, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xeb, 0x01, 0x90, 0x90, 0xc3, 0x90,
+                        0xc3};
+  const uint8_t jt_entries[] = {0xee, 0xff, 0xff, 0xff, 0xf1, 0xff, 0xff, 0xff,
+                                0xf8, 0xff, 0xff, 0xff};
+  const struct table jt_table = {0x1028, jt_entries, sizeof jt_entries};
+  const struct ct_flow_loc RBX = {CT_FLOW_VALUE, 0xa3, 1u << 3};
+  const struct range up_to_jump[] = {{0x1000, 0x1016, RBX}};
+  expect("a switch's jump table: every case's way back to the jump",
+         bridge_with(jt, sizeof jt, 0x1000, 0x1021, up_to_jump, N(up_to_jump), &jt_table, &from),
+         OK, from, 0x1014);
+  expect("the same without the table's bytes",
+         bridge_with(jt, sizeof jt, 0x1000, 0x1021, up_to_jump, N(up_to_jump), NULL, &from), -1,
+         from, 0);
+  const struct range up_to_jump_rax[] = {{0x1000, 0x1016, RAX}};
+  expect("a case writes the register",
+         bridge_with(jt, sizeof jt, 0x1000, 0x1021, up_to_jump_rax, N(up_to_jump_rax), &jt_table,
+                     &from), -1, from, 0);
+  /* An entry that lands on the `movslq` (100d), inside the jump's own pattern: the jump may
+   * then be reached with another register. */
+  const uint8_t jt_inside[] = {0xee, 0xff, 0xff, 0xff, 0xf1, 0xff, 0xff, 0xff,
+                               0xf8, 0xff, 0xff, 0xff, 0xe5, 0xff, 0xff, 0xff};
+  const struct table jt_inside_table = {0x1028, jt_inside, sizeof jt_inside};
+  expect("a table entry inside the jump's pattern",
+         bridge_with(jt, sizeof jt, 0x1000, 0x1021, up_to_jump, N(up_to_jump), &jt_inside_table,
+                     &from), -1, from, 0);
+  /* The table's base written again between the load and the add (`lea` at 1001 and at 100c):
+   * which table the load read is not known. Code [1000, 101a), table at 101c: -4. */
+  const uint8_t jt_twice[] = {0x90, 0x48, 0x8d, 0x0d, 0x14, 0x00, 0x00, 0x00, 0x48,
+                              0x63, 0x14, 0xb9, 0x48, 0x8d, 0x0d, 0x09, 0x00, 0x00,
+                              0x00, 0x48, 0x01, 0xca, 0xff, 0xe2, 0x90, 0xc3};
+  const uint8_t jt_twice_entries[] = {0xfc, 0xff, 0xff, 0xff};
+  const struct table jt_twice_table = {0x101c, jt_twice_entries, sizeof jt_twice_entries};
+  const struct range first_only_rbx[] = {{0x1000, 0x1001, RBX}};
+  expect("the table's base written between the load and the add",
+         bridge_with(jt_twice, sizeof jt_twice, 0x1000, 0x1001, first_only_rbx,
+                     N(first_only_rbx), &jt_twice_table, &from), -1, from, 0);
+  /* A computed goto's dispatch (Lua's `goto *disptab[op]`), 8-byte absolute entries:
+   *   1000 nop; lea 1018(%rip),%rax; 1008 jmp *(%rax,%rdi,8)
+   *   100b nop; jmp 1013   100e mov $1,%ecx   1013 nop; ret        table 1018: 100b, 100e */
+  const uint8_t cg[] = {0x90, 0x48, 0x8d, 0x05, 0x10, 0x00, 0x00, 0x00, 0xff, 0x24, 0xf8,
+                        0x90, 0xeb, 0x05, 0xb9, 0x01, 0x00, 0x00, 0x00, 0x90, 0xc3};
+  const uint8_t cg_entries[] = {0x0b, 0x10, 0, 0, 0, 0, 0, 0, 0x0e, 0x10, 0, 0, 0, 0, 0, 0};
+  const struct table cg_table = {0x1018, cg_entries, sizeof cg_entries};
+  const struct range up_to_goto[] = {{0x1000, 0x100b, RBX}};
+  expect("a computed goto's table",
+         bridge_with(cg, sizeof cg, 0x1000, 0x1013, up_to_goto, N(up_to_goto), &cg_table, &from),
+         OK, from, 0x1008);
+  /* A table whose bytes name no instruction of the function (a relocated table left zero in
+   * the file): nothing is known of the jump's targets. */
+  const uint8_t zeros[16] = {0};
+  const struct table zero_table = {0x1018, zeros, sizeof zeros};
+  /* ... refused as a whole, also where the way into the pc (the jump itself, from its `lea`)
+   * does not pass the jump: a target could be anywhere. */
+  const struct range first_insn[] = {{0x1000, 0x1001, RBX}};
+  expect("a table that names no instruction",
+         bridge_with(cg, sizeof cg, 0x1000, 0x1008, first_insn, N(first_insn), &zero_table,
+                     &from), -1, from, 0);
+  expect("the same with the table",
+         bridge_with(cg, sizeof cg, 0x1000, 0x1008, first_insn, N(first_insn), &cg_table, &from),
+         OK, from, 0x1000);
+  /* A direct jump to the indirect one (100b: `jmp 1008`): the jump is reached without its
+   * `lea`, so its table is not known. */
+  uint8_t cg_back[sizeof cg];
+  memcpy(cg_back, cg, sizeof cg);
+  cg_back[0xd] = 0xfa; /* jmp 1013 -> jmp 1008 */
+  expect("a direct jump to the indirect jump",
+         bridge_with(cg_back, sizeof cg_back, 0x1000, 0x1008, first_insn, N(first_insn),
+                     &cg_table, &from), -1, from, 0);
+  /* Alignment padding after a jump falls through into the block the jump goes to; nothing
+   * leads to the padding, so no way passes it:
+   *   1000 nop; 1001 jmp 1008; 1003 nopl 0x0(%rax); 1007 nop; 1008 nop; 1009 ret */
+  const uint8_t padded[] = {0x90, 0xeb, 0x05, 0x0f, 0x1f, 0x40, 0x00, 0x90, 0x90, 0xc3};
+  expect("padding nothing leads to",
+         bridge(padded, sizeof padded, 0x1000, 0x1008, first_only_rbx, N(first_only_rbx), &from),
+         OK, from, 0x1000);
+  /* The same bytes as code (`mov $1,%ecx` at 1003): code no branch reaches, yet not padding
+   * (a landing pad, which the unwinder enters), is not taken for dead. */
+  const uint8_t unreached[] = {0x90, 0xeb, 0x05, 0xb9, 0x01, 0x00, 0x00, 0x00, 0x90, 0xc3};
+  expect("code nothing leads to",
+         bridge(unreached, sizeof unreached, 0x1000, 0x1008, first_only_rbx, N(first_only_rbx),
+                &from), -1, from, 0);
   /* Bytes that do not decode to the end of the function. */
   uint8_t junk[4] = {0x90, 0x90, 0x90, 0x0f};
   expect("code that does not decode to its end",
