@@ -18,15 +18,12 @@
  * way. Extra predecessors (a fall-through after a call that does not return) only make it fail
  * more often.
  */
-#include "code_flow.h"
-
-#include <capstone/capstone.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* DWARF x86-64 register number of a capstone register (its whole register: writing %al writes
- * RAX), or -1 for one no variable lives in (flags, segments, rip). */
-static int dwarf_reg(x86_reg r) {
+#include "code_flow_internal.h"
+
+int ct_flow_dwarf_reg(x86_reg r) {
   switch (r) {
   case X86_REG_RAX: case X86_REG_EAX: case X86_REG_AX: case X86_REG_AH: case X86_REG_AL: return 0;
   case X86_REG_RDX: case X86_REG_EDX: case X86_REG_DX: case X86_REG_DH: case X86_REG_DL: return 1;
@@ -48,25 +45,7 @@ static int dwarf_reg(x86_reg r) {
   return -1;
 }
 
-/* What the walk needs of one instruction. */
-struct flow_insn {
-  uint64_t addr;
-  uint64_t writes; /* bit n: writes DWARF register n */
-  uint64_t to;     /* a direct branch's target, when `branches` */
-  uint8_t branches; /* a direct branch to an address inside the function */
-  uint8_t falls;    /* the next instruction can follow it */
-  uint8_t barrier;  /* a call, a return, an interrupt, a store through %fs: not passed */
-  uint8_t indirect; /* an indirect jump: its targets come from a jump table (resolve_table) */
-  uint8_t pad;      /* a nop or int3: alignment padding, dead when nothing leads to it */
-};
-
-struct flow_fn {
-  struct flow_insn *in;
-  size_t n;
-  size_t *pred_start, *pred; /* predecessors of i: pred[pred_start[i] .. pred_start[i + 1]) */
-};
-
-static int64_t index_of(const struct flow_fn *f, uint64_t addr) {
+int64_t ct_flow_index_of(const struct flow_fn *f, uint64_t addr) {
   size_t lo = 0, hi = f->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -91,8 +70,9 @@ static int decode_insn(csh cs, const cs_insn *x, const struct ct_code_view *code
   fi->pad = x->id == X86_INS_NOP || x->id == X86_INS_INT3;
   fi->falls = !(x->id == X86_INS_RET || x->id == X86_INS_UD2 || x->id == X86_INS_HLT ||
                 x->id == X86_INS_JMP || x->id == X86_INS_LJMP);
-  fi->barrier = cs_insn_group(cs, x, CS_GRP_CALL) || cs_insn_group(cs, x, CS_GRP_RET) ||
-                cs_insn_group(cs, x, CS_GRP_INT) || cs_insn_group(cs, x, CS_GRP_IRET);
+  fi->call = cs_insn_group(cs, x, CS_GRP_CALL);
+  fi->barrier = fi->call || cs_insn_group(cs, x, CS_GRP_RET) || cs_insn_group(cs, x, CS_GRP_INT) ||
+                cs_insn_group(cs, x, CS_GRP_IRET);
   /* A store to thread-local memory: in crashtrail's code, the ring position's store that
    * commits a record (`mov %r,%fs:pos`; through a register in a shared object). */
   for (uint8_t k = 0; k < x->detail->x86.op_count; k++) {
@@ -102,7 +82,7 @@ static int decode_insn(csh cs, const cs_insn *x, const struct ct_code_view *code
   }
   if (cs_regs_access(cs, x, rd, &nrd, wr, &nwr) != CS_ERR_OK) return -1;
   for (uint8_t k = 0; k < nwr; k++) {
-    int d = dwarf_reg((x86_reg)wr[k]);
+    int d = ct_flow_dwarf_reg((x86_reg)wr[k]);
     if (d >= 0) fi->writes |= 1ull << d;
   }
   if (cs_insn_group(cs, x, CS_GRP_JUMP)) {
@@ -119,146 +99,37 @@ static int decode_insn(csh cs, const cs_insn *x, const struct ct_code_view *code
   return 0;
 }
 
-/* ---- jump tables ---- */
+/* ---- the function's control flow ---- */
 
-enum {
-  TABLE_WINDOW = 8,      /* instructions before an indirect jump searched for its table */
-  TABLE_MAX = 1 << 14,   /* entries read from one table, at most */
-};
-
-struct edges {
-  size_t *from, *to, n, cap;
-};
-
-static int add_edge(struct edges *e, size_t from, size_t to) {
-  if (e->n == e->cap) {
-    size_t ncap = e->cap ? 2 * e->cap : 256;
-    size_t *a = realloc(e->from, ncap * sizeof *a);
-    if (!a) return -1;
-    e->from = a;
-    if (!(a = realloc(e->to, ncap * sizeof *a))) return -1;
-    e->to = a;
-    e->cap = ncap;
+/* Decodes the function and builds its predecessor lists. Returns 0, or -1 when it cannot be
+ * decoded to its end or has an indirect jump whose table is not found. */
+int ct_flow_build_preds(struct flow_fn *f, const struct flow_edges *e) {
+  size_t n = f->n, *start = calloc(n + 2, sizeof *start), *pred = calloc(e->n + 1, sizeof *pred);
+  if (!start || !pred) {
+    free(start);
+    free(pred);
+    return -1;
   }
-  e->from[e->n] = from;
-  e->to[e->n++] = to;
+  /* Counted at i + 2, summed: start[i + 1] is then i's first slot, a cursor for the fill that
+   * ends at i + 1's first slot, and start[0..n] are the lists' bounds. */
+  for (size_t k = 0; k < e->n; k++) start[e->to[k] + 2]++;
+  for (size_t i = 2; i <= n + 1; i++) start[i] += start[i - 1];
+  for (size_t k = 0; k < e->n; k++) pred[start[e->to[k] + 1]++] = e->from[k];
+  free(f->pred_start);
+  free(f->pred);
+  f->pred_start = start;
+  f->pred = pred;
   return 0;
 }
-
-/* Instruction i decoded again, with its details, into x. */
-static int redecode(csh cs, const struct ct_code_view *code, const struct flow_fn *f, size_t i,
-                    cs_insn *x) {
-  uint64_t addr = f->in[i].addr;
-  size_t len = (size_t)((i + 1 < f->n ? f->in[i + 1].addr : code->hi) - addr);
-  const uint8_t *p = code->bytes + (addr - code->lo);
-  return cs_disasm_iter(cs, &p, &len, &addr, x) ? 0 : -1;
-}
-
-/* The nearest instruction before j, at most TABLE_WINDOW back and not past a direct branch's
- * target (the pattern is one straight line), that writes DWARF register r; decoded into x.
- * Returns its index, or -1. */
-static int64_t last_writer(csh cs, const struct ct_code_view *code, const struct flow_fn *f,
-                           const uint8_t *targeted, size_t j, int r, cs_insn *x) {
-  for (size_t k = j; k-- > 0 && j - k <= TABLE_WINDOW;) {
-    if (f->in[k].writes >> r & 1) return redecode(cs, code, f, k, x) ? -1 : (int64_t)k;
-    if (targeted[k]) return -1;
-  }
-  return -1;
-}
-
-/* Reads a table at link-time address t: 4-byte entries relative to t (rel) or 8-byte absolute
- * addresses, while each names an instruction of the function (every real entry does, so the
- * reading may go past the table's end but never stops short of it: extra entries only add
- * ways). Adds an edge from j to each. Returns how many entries it read. */
-static size_t read_table(const struct ct_code_view *code, const struct flow_fn *f, size_t j,
-                         uint64_t t, int rel, struct edges *e) {
-  size_t size = rel ? 4 : 8, k;
-  for (k = 0; k < TABLE_MAX; k++) {
-    const uint8_t *b = code->data(code->data_ctx, t + k * size, size);
-    if (!b) break;
-    uint64_t v = 0;
-    for (size_t i = 0; i < size; i++) v |= (uint64_t)b[i] << (8 * i);
-    uint64_t to = rel ? t + (uint64_t)(int64_t)(int32_t)v : v;
-    int64_t i = to >= code->lo && to < code->hi ? index_of(f, to) : -1;
-    if (i < 0 || add_edge(e, j, (size_t)i)) break;
-  }
-  return k;
-}
-
-static int is_reg(const cs_x86_op *op, int r) {
-  return op->type == X86_OP_REG && dwarf_reg(op->reg) == r;
-}
-
-/* The table of the indirect jump at j, in clang's two shapes: a switch's
- *   lea T(%rip),%rT; movslq (%rT,%rI,4),%rX; add %rT,%rX; jmp *%rX    (4-byte, relative)
- * and a computed goto's (or a non-PIC switch's)
- *   lea T(%rip),%rB; jmp *(%rB,%rI,8)   or   jmp *T(,%rI,8)            (8-byte, absolute).
- * Adds its edges. *start: the index where the pattern begins (no other jump may land after it,
- * up to j). Returns 0, or -1 for any other indirect jump (through a function pointer, say). */
-static int resolve_table(csh cs, const struct ct_code_view *code, const struct flow_fn *f,
-                         const uint8_t *targeted, size_t j, struct edges *e, size_t *start) {
-  cs_insn *x = cs_malloc(cs);
-  int rc = -1;
-  /* A jump that other code reaches directly may not have come through the pattern. */
-  if (!x || targeted[j] || redecode(cs, code, f, j, x)) goto out;
-  const cs_x86_op jop = x->detail->x86.operands[0];
-  uint64_t t = 0;
-  int rel = 0;
-  if (jop.type == X86_OP_MEM && jop.mem.scale == 8 && jop.mem.segment == X86_REG_INVALID &&
-      jop.mem.index != X86_REG_INVALID) {
-    *start = j;
-    if (jop.mem.base == X86_REG_INVALID) {
-      t = (uint64_t)jop.mem.disp;
-    } else {
-      int b = dwarf_reg(jop.mem.base);
-      int64_t k = b >= 0 && jop.mem.disp == 0 ? last_writer(cs, code, f, targeted, j, b, x) : -1;
-      const cs_x86 *d = k >= 0 ? &x->detail->x86 : NULL;
-      if (!d || x->id != X86_INS_LEA || !is_reg(&d->operands[0], b) ||
-          d->operands[1].mem.base != X86_REG_RIP || d->operands[1].mem.index != X86_REG_INVALID)
-        goto out;
-      t = x->address + x->size + (uint64_t)d->operands[1].mem.disp;
-      *start = (size_t)k;
-    }
-  } else if (jop.type == X86_OP_REG && dwarf_reg(jop.reg) >= 0) {
-    int r = dwarf_reg(jop.reg);
-    const cs_x86 *d = &x->detail->x86; /* x is decoded again in place below */
-    int64_t add = last_writer(cs, code, f, targeted, j, r, x);
-    if (add < 0 || x->id != X86_INS_ADD || d->op_count != 2 || !is_reg(&d->operands[0], r) ||
-        d->operands[1].type != X86_OP_REG)
-      goto out;
-    int tr = dwarf_reg(d->operands[1].reg);
-    int64_t mov = tr >= 0 ? last_writer(cs, code, f, targeted, (size_t)add, r, x) : -1;
-    if (mov < 0 || x->id != X86_INS_MOVSXD || !is_reg(&d->operands[0], r) ||
-        d->operands[1].type != X86_OP_MEM || dwarf_reg(d->operands[1].mem.base) != tr ||
-        d->operands[1].mem.scale != 4 || d->operands[1].mem.disp != 0)
-      goto out;
-    /* The table's base, unchanged from the load to the add. */
-    int64_t lea = last_writer(cs, code, f, targeted, (size_t)add, tr, x);
-    if (lea < 0 || lea > mov || x->id != X86_INS_LEA || !is_reg(&d->operands[0], tr) ||
-        d->operands[1].mem.base != X86_REG_RIP || d->operands[1].mem.index != X86_REG_INVALID)
-      goto out;
-    t = x->address + x->size + (uint64_t)d->operands[1].mem.disp;
-    rel = 1;
-    *start = (size_t)lea;
-  } else {
-    goto out;
-  }
-  rc = code->data && read_table(code, f, j, t, rel, e) > 0 ? 0 : -1;
-out:
-  if (x) cs_free(x, 1);
-  return rc;
-}
-
-/* ---- the function's control flow ---- */
 
 /* Decodes the function and builds its predecessor lists. Returns 0, or -1 when it cannot be
  * decoded to its end or has an indirect jump whose table is not found. */
 static int flow_decode(const struct ct_code_view *code, struct flow_fn *f) {
   csh cs;
   cs_insn *x = NULL;
-  size_t *cursor = NULL, *window = NULL, cap = 0, n = 0;
+  size_t cap = 0, n = 0;
   uint8_t *targeted = NULL;
-  struct edges e = {0};
+  struct flow_edges e = {0};
   int rc = -1;
   memset(f, 0, sizeof *f);
   if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return -1;
@@ -281,41 +152,23 @@ static int flow_decode(const struct ct_code_view *code, struct flow_fn *f) {
     if (decode_insn(cs, x, code, &f->in[n++])) goto out;
   }
   f->n = n;
-  if (!n || !(targeted = calloc(n, 1)) || !(window = calloc(n, sizeof *window))) goto out;
+  if (!n || !(targeted = calloc(n, 1))) goto out;
   /* Edges: i -> i + 1 when i falls through, i -> its target. A direct target inside the
    * function must start an instruction, else the linear decode is out of step with the code
    * (data in .text) and nothing here can be trusted. */
   for (size_t i = 0; i < n; i++) {
-    if (f->in[i].falls && i + 1 < n && add_edge(&e, i, i + 1)) goto out;
+    if (f->in[i].falls && i + 1 < n && ct_flow_add_edge(&e, i, i + 1)) goto out;
     if (!f->in[i].branches) continue;
-    int64_t t = index_of(f, f->in[i].to);
-    if (t < 0 || add_edge(&e, i, (size_t)t)) goto out;
+    int64_t t = ct_flow_index_of(f, f->in[i].to);
+    if (t < 0 || ct_flow_add_edge(&e, i, (size_t)t)) goto out;
     targeted[t] = 1;
   }
-  size_t direct = e.n;
-  for (size_t i = 0; i < n; i++) {
-    window[i] = i;
-    if (f->in[i].indirect && resolve_table(cs, code, f, targeted, i, &e, &window[i])) goto out;
-  }
-  /* No table may land inside a jump's pattern (after its first instruction, up to the jump),
-   * which was read as one straight line. */
-  for (size_t k = direct; k < e.n; k++)
-    for (size_t j = e.to[k]; j < n && j <= e.to[k] + 2 * TABLE_WINDOW + 2; j++)
-      if (f->in[j].indirect && window[j] < e.to[k]) goto out;
-  if (!(f->pred_start = calloc(n + 1, sizeof *f->pred_start)) ||
-      !(cursor = calloc(n + 1, sizeof *cursor)) || !(f->pred = calloc(e.n + 1, sizeof *f->pred)))
-    goto out;
-  for (size_t k = 0; k < e.n; k++) f->pred_start[e.to[k] + 1]++;
-  for (size_t i = 1; i <= n; i++) f->pred_start[i] += f->pred_start[i - 1];
-  memcpy(cursor, f->pred_start, (n + 1) * sizeof *cursor);
-  for (size_t k = 0; k < e.n; k++) f->pred[cursor[e.to[k]]++] = e.from[k];
+  if (ct_flow_jump_tables(cs, code, f, targeted, &e) || ct_flow_build_preds(f, &e)) goto out;
   rc = 0;
 out:
   free(e.from);
   free(e.to);
   free(targeted);
-  free(window);
-  free(cursor);
   if (x) cs_free(x, 1);
   cs_close(&cs);
   if (rc) flow_free(f);
@@ -331,7 +184,7 @@ int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_f
   uint64_t written = 0, frontier = 0;
   size_t queue[CT_FLOW_MAX + 1], head = 0, tail = 0, passed = 0;
   uint8_t *seen = calloc(f.n, 1);
-  int64_t start = index_of(&f, pc);
+  int64_t start = ct_flow_index_of(&f, pc);
   int ok = seen && start >= 0;
   /* The pc's instruction is not marked seen: on a way round a loop it ran before, and what it
    * writes counts like any other's. */

@@ -275,6 +275,46 @@ int main(void) {
   expect("the table's base written between the load and the add",
          bridge_with(jt_twice, sizeof jt_twice, 0x1000, 0x1001, first_only_rbx,
                      N(first_only_rbx), &jt_twice_table, &from), -1, from, 0);
+  /* The table's base hoisted out of the loop (clang keeps it in a register across it):
+   *   1000 nop; 1001 lea 1024(%rip),%rbp
+   *   1008 movzbl (%rdi),%ecx; cmp $1,%ecx; ja 1020; movslq 0x0(%rbp,%rcx,4),%rcx
+   *   1015 add %rbp,%rcx; 1018 jmp *%rcx
+   *   101a nop; jmp 101e (case 0)   101d nop (case 1)   101e nop; ret
+   *   1020 call *%rax; jmp 1008     table 1024: -0xa, -0x7
+   * Every way back from the load meets the `lea` as %rbp's last write (the call keeps %rbp). */
+  const uint8_t hoisted[] = {0x90, 0x48, 0x8d, 0x2d, 0x1c, 0x00, 0x00, 0x00, 0x0f, 0xb6, 0x0f,
+                             0x83, 0xf9, 0x01, 0x77, 0x10, 0x48, 0x63, 0x4c, 0x8d, 0x00, 0x48,
+                             0x01, 0xe9, 0xff, 0xe1, 0x90, 0xeb, 0x01, 0x90, 0x90, 0xc3, 0xff,
+                             0xd0, 0xeb, 0xe4};
+  const uint8_t hoisted_entries[] = {0xf6, 0xff, 0xff, 0xff, 0xf9, 0xff, 0xff, 0xff};
+  const struct table hoisted_table = {0x1024, hoisted_entries, sizeof hoisted_entries};
+  const struct range up_to_hoisted[] = {{0x1000, 0x101a, RBX}};
+  expect("a table base hoisted out of the loop",
+         bridge_with(hoisted, sizeof hoisted, 0x1000, 0x101e, up_to_hoisted, N(up_to_hoisted),
+                     &hoisted_table, &from), OK, from, 0x1018);
+  /* The same with another `lea` of %rbp on the loop's back edge (1020 lea 1034(%rip),%rbp;
+   * jmp 1008; a second table at 1034: -0x1a): which table the jump reads depends on the way. */
+  const uint8_t two_bases[] = {0x90, 0x48, 0x8d, 0x2d, 0x24, 0x00, 0x00, 0x00, 0x0f, 0xb6, 0x0f,
+                               0x83, 0xf9, 0x01, 0x77, 0x10, 0x48, 0x63, 0x4c, 0x8d, 0x00, 0x48,
+                               0x01, 0xe9, 0xff, 0xe1, 0x90, 0xeb, 0x01, 0x90, 0x90, 0xc3, 0x48,
+                               0x8d, 0x2d, 0x0d, 0x00, 0x00, 0x00, 0xeb, 0xdf, 0x0f, 0x1f, 0x00};
+  const uint8_t two_bases_entries[] = {0xee, 0xff, 0xff, 0xff, 0xf1, 0xff,
+                                       0xff, 0xff, 0xe6, 0xff, 0xff, 0xff};
+  const struct table two_bases_table = {0x102c, two_bases_entries, sizeof two_bases_entries};
+  expect("two tables for one jump, by the way",
+         bridge_with(two_bases, sizeof two_bases, 0x1000, 0x101e, up_to_hoisted, N(up_to_hoisted),
+                     &two_bases_table, &from), -1, from, 0);
+  /* The same with the base in %rsi, which the loop's call may change. */
+  const uint8_t hoisted_rsi[] = {0x90, 0x48, 0x8d, 0x35, 0x1c, 0x00, 0x00, 0x00, 0x0f, 0xb6,
+                                 0x0f, 0x83, 0xf9, 0x01, 0x77, 0x0f, 0x48, 0x63, 0x0c, 0x8e,
+                                 0x48, 0x01, 0xf1, 0xff, 0xe1, 0x90, 0xeb, 0x01, 0x90, 0x90,
+                                 0xc3, 0xff, 0xd0, 0xeb, 0xe5, 0x90};
+  const uint8_t hoisted_rsi_entries[] = {0xf5, 0xff, 0xff, 0xff, 0xf8, 0xff, 0xff, 0xff};
+  const struct table hoisted_rsi_table = {0x1024, hoisted_rsi_entries, sizeof hoisted_rsi_entries};
+  const struct range up_to_hoisted_rsi[] = {{0x1000, 0x1019, RBX}};
+  expect("a hoisted base in a register a call on the way may change",
+         bridge_with(hoisted_rsi, sizeof hoisted_rsi, 0x1000, 0x101d, up_to_hoisted_rsi,
+                     N(up_to_hoisted_rsi), &hoisted_rsi_table, &from), -1, from, 0);
   /* A computed goto's dispatch (Lua's `goto *disptab[op]`), 8-byte absolute entries:
    *   1000 nop; lea 1018(%rip),%rax; 1008 jmp *(%rax,%rdi,8)
    *   100b nop; jmp 1013   100e mov $1,%ecx   1013 nop; ret        table 1018: 100b, 100e */

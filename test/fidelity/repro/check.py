@@ -382,38 +382,43 @@ def lua_dispatch(args):
 def sunk_case_code(args):
     r = Repro(args, "sunk_case_code", "O2")
     entry = int(sh(["readelf", "-h", r.exe]).stdout.split("Entry point address:")[1].split()[0], 16)
-    ins, rel = r.instructions("precall")
-    # __crashtrail_path's location list in precall()
-    dump = sh(["llvm-dwarfdump-14", "--name=precall", "--show-children", r.exe]).stdout
-    var = dump.split('"__crashtrail_path"')[0].rsplit("DW_TAG_variable", 1)[1]
-    covered = [(int(a, 16), int(b, 16)) for a, b in re.findall(r"\[0x([0-9a-f]+), 0x([0-9a-f]+)\)", var)]
-    # The LUA_VLCL-like case: the target of the `je` after the switch's `cmp $0x6`, up to the
-    # first instruction an entry covers again. (precall() has other gaps: after a call, where
-    # the accumulator is a constant whose register no entry names; not this reproducer's.)
-    case = [int(ins[k + 1][1].split()[1], 16) for k in range(len(ins) - 1)
-            if ins[k][1].startswith("cmp    $0x6,") and ins[k + 1][1].startswith("je ")]
-    gap = []
-    for a, _ in ins:
-        if case and a >= case[0]:
-            if any(lo <= a < hi for lo, hi in covered):
-                break
-            gap.append(a)
-    switch = line_of(r.src, "switch (func->tt & 0x3f)")
     bad, tested = [], []
-    for va in gap:
-        try:
-            o, t = r.run("-a", "%d:5" % (va - entry))
-        except (IndexError, ValueError):  # not run 5 times (a cold path)
-            continue
-        tested.append(va)
-        # The lines since the switch of the call the signal stopped (the timeline may flag the
-        # inferred ones uncertain; it must not leave them out or add any).
-        if switch not in o or switch not in t or after_last(o, switch) != after_last(t, switch):
-            bad.append("precall+%#x: CPU %s, timeline %s" % (
-                va - ins[0][0], o[-10:], t[-10:]))
-    if not tested:
-        return True, "no instruction of precall()'s case without a location ran 5 times: nothing tested"
-    return bool(bad), "%d instructions of the case without a location interrupted; %s" % (
+    for fn, switch_text in (("precall", "switch (func->tt & 0x3f)"),
+                            ("precall_table", "switch (func->tt & 7)")):
+        ins, rel = r.instructions(fn)
+        # __crashtrail_path's location list in fn
+        dump = sh(["llvm-dwarfdump-14", "--name=" + fn, "--show-children", r.exe]).stdout
+        var = dump.split('"__crashtrail_path"')[0].rsplit("DW_TAG_variable", 1)[1]
+        covered = [(int(a, 16), int(b, 16)) for a, b in re.findall(r"\[0x([0-9a-f]+), 0x([0-9a-f]+)\)", var)]
+        cov = lambda a: any(lo <= a < hi for lo, hi in covered)
+        # The case's code, sunk (`lea 0x4(,%rax,8),%rcx`), and the run of instructions around it
+        # that no entry covers. (fn has other gaps: after a call, where the accumulator is a
+        # constant whose register no entry names; not this reproducer's.)
+        gap = []
+        for k, (a, text) in enumerate(ins):
+            if re.match(r"lea\s+0x[0-9a-f]+\(,%r\w+,[248]\),", text) and not cov(a):
+                lo = k
+                while lo > 0 and not cov(ins[lo - 1][0]):
+                    lo -= 1
+                hi = k
+                while hi + 1 < len(ins) and not cov(ins[hi + 1][0]):
+                    hi += 1
+                gap = [x for x, _ in ins[lo:hi + 1]]
+                break
+        switch = line_of(r.src, switch_text)
+        for va in gap:
+            try:
+                o, t = r.run("-a", "%d:5" % (va - entry))
+            except (IndexError, ValueError):  # not run 5 times (a cold path)
+                continue
+            tested.append(va)
+            # The lines since the switch of the call the signal stopped (the timeline may flag
+            # the inferred ones uncertain; it must not leave them out or add any).
+            if switch not in o or switch not in t or after_last(o, switch) != after_last(t, switch):
+                bad.append("%s+%#x: CPU %s, timeline %s" % (fn, va - ins[0][0], o[-10:], t[-10:]))
+        if not gap:
+            bad.append("%s: no gap around the case's code: nothing tested" % fn)
+    return bool(bad), "%d instructions of the cases' gaps interrupted; %s" % (
         len(tested), "; ".join(bad) if bad else "the lines since the switch are the CPU's")
 
 

@@ -8,8 +8,11 @@
  * in the fidelity matrix (`lua -O2 kill 4`). The post-mortem now follows the ways into the pc
  * back to the switch's `je`, where RAX holds the accumulator and nothing on the way writes it
  * (postmortem/code_flow.c), and walks from the switch to the pc's block (stack.c,
- * path_to_pc). check.py interrupts each instruction of the case that no entry covers at its
- * 5th run, and compares the lines since the switch with the CPU's. */
+ * path_to_pc). precall_table() is the same with a dense switch, which clang compiles to a jump
+ * table whose base it hoists out of the `goto retry` loop into %rbp: the ways into the case
+ * come from the table (jump_tables.c). check.py interrupts each instruction of each case's gap
+ * (the run of instructions no entry covers around the case's sunk code) at its 5th run, and
+ * compares the lines since the switch with the CPU's. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -56,6 +59,48 @@ retry:
   }
 }
 
+/* The same with a dense switch, which clang compiles to a jump table (`jmp *%rax`): the case
+ * is reached through the table. */
+__attribute__((noinline)) static CallInfo *precall_table(State *L, Value *func, int nresults) {
+retry:
+  switch (func->tt & 7) {
+  case 0:
+    cfunc(L, func);
+    return NULL;
+  case 1:
+    cfunc(L, func + 1);
+    return NULL;
+  case 2:
+    cfunc(L, func + 2);
+    return NULL;
+  case 4:
+    cfunc(L, func + 3);
+    return NULL;
+  case 5:
+    grow(L, 5);
+    return NULL;
+  case 6: {
+    CallInfo *ci;
+    Proto *p = func->cl->p;
+    int narg = (int)(L->top - func) - 1;
+    int nfixparams = p->numparams;
+    int fsize = p->maxstacksize;
+    if (__builtin_expect(L->stack_last - L->top <= fsize, 0))
+      grow(L, fsize);
+    L->ci = ci = &L->ci0;
+    ci->func = func;
+    ci->nresults = nresults;
+    ci->top = func + 1 + fsize;
+    for (; narg < nfixparams; narg++)
+      (L->top++)->tt = 0;
+    return ci;
+  }
+  default:
+    func = tryfunc(L, func);
+    goto retry;
+  }
+}
+
 int main(int argc, char **argv) {
   static State st;
   static Proto p = {2, 0, 8};
@@ -68,6 +113,9 @@ int main(int argc, char **argv) {
     f->tt = (unsigned char)(i % 5 == 0 ? 0x16 : i % 7 == 0 ? 0x26 : i % 11 == 0 ? 1 : 6);
     st.top = f + 1 + (i & 1);
     CallInfo *ci = precall(&st, f, 1);
+    if (ci) sink += ci->top - st.stack;
+    f->tt = (unsigned char)(i % 5 == 0 ? 0 : i % 7 == 0 ? 1 : i % 11 == 0 ? 3 : 6);
+    ci = precall_table(&st, f, 1);
     if (ci) sink += ci->top - st.stack;
   }
   printf("%ld\n", sink);
