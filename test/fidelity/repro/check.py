@@ -403,7 +403,9 @@ def sunk_case_code(args):
                 hi = k
                 while hi + 1 < len(ins) and not cov(ins[hi + 1][0]):
                     hi += 1
-                gap = [x for x, _ in ins[lo:hi + 1]]
+                # Its first instruction, the sunk code itself and its last: each run is single-
+                # stepped, and every instruction of the gap failed the same way before the fix.
+                gap = sorted({ins[lo][0], a, ins[hi][0]})
                 break
         switch = line_of(r.src, switch_text)
         for va in gap:

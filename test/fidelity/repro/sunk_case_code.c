@@ -10,9 +10,9 @@
  * (postmortem/code_flow.c), and walks from the switch to the pc's block (stack.c,
  * path_to_pc). precall_table() is the same with a dense switch, which clang compiles to a jump
  * table whose base it hoists out of the `goto retry` loop into %rbp: the ways into the case
- * come from the table (jump_tables.c). check.py interrupts each instruction of each case's gap
- * (the run of instructions no entry covers around the case's sunk code) at its 5th run, and
- * compares the lines since the switch with the CPU's. */
+ * come from the table (jump_tables.c). check.py interrupts the first instruction, the sunk code
+ * and the last instruction of each case's gap (the run of instructions no entry covers around
+ * the case's code) at their 5th run, and compares the lines since the switch with the CPU's. */
 #include <stdio.h>
 #include <stdlib.h>
 
