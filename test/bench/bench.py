@@ -43,6 +43,9 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import by_kind  # noqa: E402  (beside this file)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 CC, CXX = "clang-14", "clang++-14"
@@ -133,7 +136,7 @@ CONFIGS = {
                   variants=list(VARIANTS), runs=2, warmup=0, dump=True,
                   scale=0.25),
     "smoke": dict(workloads=["mini"], variants=["base", "ct-ring"], runs=2, warmup=0,
-                  dump=False, scale=0.05),
+                  dump=False, scale=0.05, records_oracle=True),
 }
 
 SETUP_PACKAGES = {  # command -> Debian package
@@ -410,7 +413,8 @@ def build_all(ctx, roots):
     for wl, variant in jobs:
         objs = [os.path.join(ctx.out, "obj", variant, n + ".o") for n, _, _ in units_of(wl, roots)]
         link(ctx, variant, wl, objs, ctx.binary(variant, wl))
-        if ctx.cfg.get("dump") and variant == "ct-ring" and wl == "sqlite":
+        if variant == "ct-ring" and (ctx.cfg.get("dump") and wl == "sqlite" or
+                                     ctx.cfg.get("records_oracle")):
             link(ctx, variant, wl, objs, ctx.binary(variant, wl) + "-dumphook",
                  [helper_obj(ctx, "ct_dump_hook.c")])
     log(f"build: {len(jobs)} binaries linked")
@@ -469,15 +473,17 @@ def callgrind(ctx, variant, wl):
     outf = os.path.join(cg_dir, f"{wl}.{variant}.out")
     args_file = outf + ".args"
     argv = ctx.args_of(wl, "callgrind")
+    key = json.dumps(dict(argv=argv, dump_instr=True))
     if os.path.exists(outf) and os.path.exists(args_file) and not ctx.args.rebuild and \
             os.path.getmtime(outf) > os.path.getmtime(binary):
         with open(args_file) as fh:
-            same_args = fh.read() == json.dumps(argv)
+            same_args = fh.read() == key
         if same_args:  # this binary was measured on this input already
             return callgrind_total(outf)
     stripped = binary + ".nodebug"
     run(["objcopy", "--strip-debug", binary, stripped])
-    cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={outf}"]
+    # per-instruction counts: by_kind.py classifies what crashtrail's code executed
+    cmd = ["valgrind", "--tool=callgrind", "--dump-instr=yes", f"--callgrind-out-file={outf}"]
     if variant == "xray":  # XRay patches its sleds at start-up: self-modifying code
         cmd.append("--smc-check=all")
     tmp = tempfile.mkdtemp(dir=ctx.tmp)
@@ -487,8 +493,17 @@ def callgrind(ctx, variant, wl):
     run(cmd + [stripped] + argv, env=env)
     shutil.rmtree(tmp, ignore_errors=True)
     with open(args_file, "w") as fh:
-        fh.write(json.dumps(argv))
+        fh.write(key)
     return callgrind_total(outf)
+
+
+def added_by_kind(ctx, wl, variant):
+    """by_kind.py on a workload's callgrind runs of the base build and a crashtrail build."""
+    cg = os.path.join(ctx.out, "callgrind")
+    return by_kind.added_by_kind(ctx.binary("base", wl) + ".nodebug",
+                                 os.path.join(cg, f"{wl}.base.out"),
+                                 ctx.binary(variant, wl) + ".nodebug",
+                                 os.path.join(cg, f"{wl}.{variant}.out"))
 
 
 def callgrind_total(outf):
@@ -637,6 +652,28 @@ def dump_and_decode(ctx):
     return res
 
 
+def check_records_count(ctx, wl, kinds):
+    """by_kind.py's oracle: the records it counts in the callgrind run (position stores) must be
+    the records a dump at exit of the same run holds (rings large enough for all of them)."""
+    binary = ctx.binary("ct-ring", wl) + "-dumphook"
+    ring_kb = 64 + kinds["records"] * 16 * 2 // 1024
+    clean_tmp(ctx)
+    p = run([binary] + ctx.args_of(wl, "callgrind"),
+            env=run_env(ctx, "ct-ring", {"CRASHTRAIL_RING_KB": str(ring_kb),
+                                         "CT_BENCH_DUMPS": "1"}))
+    path = re.search(r"ct-bench-dump-path: (.*)", p.stderr)
+    if not path:
+        die(f"{wl}: no dump at exit:\n{p.stderr[-2000:]}")
+    show = run([os.path.join(ctx.ctb, "bin", "crashtrail"), "show", "--color=never",
+                path.group(1).strip()]).stdout
+    dumped = sum(int(m) for m in re.findall(r"steps from (\d+) records", show))
+    clean_tmp(ctx)
+    if dumped != kinds["records"]:
+        die(f"{wl}: by_kind.py counted {kinds['records']:,} records written, the dump at exit "
+            f"holds {dumped:,}: its patterns no longer match the pass's flushes")
+    log(f"instructions: {wl}: by_kind.py's {dumped:,} records are the dump's")
+
+
 def measure(ctx):
     results = dict(workloads={}, config=ctx.args.config, variants=ctx.cfg["variants"])
     wls = ctx.cfg["workloads"]
@@ -661,6 +698,16 @@ def measure(ctx):
 
         with ThreadPoolExecutor(ctx.jobs) as pool:
             list(pool.map(one, jobs))
+        for wl in wls:
+            for v in variants:
+                if v in CT_VARIANTS:
+                    k = added_by_kind(ctx, wl, v)
+                    results["workloads"][wl][v]["by_kind"] = k
+                    log(f"instructions: {wl}/{v}: records {k['record'] / max(1, k['added']):.0%}"
+                        f", checks {k['check'] / max(1, k['added']):.0%} of what it adds")
+            if ctx.cfg.get("records_oracle") and "by_kind" in results["workloads"][wl].get(
+                    "ct-ring", {}):
+                check_records_count(ctx, wl, results["workloads"][wl]["ct-ring"]["by_kind"])
     else:
         log("instructions: valgrind not installed or --no-callgrind; skipped")
     for wl in wls if not ctx.args.no_wall else []:
@@ -851,6 +898,51 @@ def svg_chart(res, summ, single, multi):
     return "\n".join(parts)
 
 
+BY_KIND_ROWS = (
+    ("record", "records (a flush's fast path, the empty-flush test)"),
+    ("check", "check points (compare with the limit, branch)"),
+    ("runtime", "runtime (refills, chunk starts)"),
+    ("shift (add %r,%r)", "shifts before two-way branches (`add %r,%r`)"),
+    ("shift (shl)", "shifts by more than one bit (`shl`)"),
+    ("code (or $imm)", "edge codes (`or $imm`)"),
+    ("constant (mov $imm)", "folded accumulator constants (`mov $imm`)"),
+    ("lea", "`lea` (shift and code in one)"),
+    ("stack (spill/reload)", "stack moves (spills, reloads)"),
+    ("jmp", "jumps (blocks edges needed)"),
+    ("push/pop", "push/pop"),
+    ("other", "everything else"),
+)
+
+
+def render_by_kind(res, wls):
+    """What crashtrail ring adds, by kind (by_kind.py), as a share of what it adds."""
+    have = [wl for wl in wls if "by_kind" in res["workloads"][wl].get("ct-ring", {})]
+    if not have:
+        return []
+    ks = {wl: res["workloads"][wl]["ct-ring"]["by_kind"] for wl in have}
+
+    def share(wl, name):
+        k = ks[wl]
+        v = k[name] if name in ("record", "check", "runtime") else k["rest"].get(name, 0)
+        return f"{100 * v / max(1, k['added']):.1f}%"
+    rows = [[label] + [share(wl, name) for wl in have] for name, label in BY_KIND_ROWS]
+    rows.append(["added instructions in all (the binary's own code)"] +
+                [f"{ks[wl]['added'] / 1e6:.3g} M ({ks[wl]['crashtrail'] / ks[wl]['base']:.3f}x)"
+                 for wl in have])
+    rows.append(["records written (per 1000 uninstrumented instructions)"] +
+                [f"{ks[wl]['records'] / 1e6:.3g} M ({1000 * ks[wl]['records'] / ks[wl]['base']:.1f})"
+                 for wl in have])
+    return ["### What crashtrail ring adds, by kind", "",
+            "Every instruction the ring build executed on the callgrind input, classified from "
+            "its machine code by `test/bench/by_kind.py` (records, check points and the "
+            "runtime by their instruction patterns; the rest as the change in executed "
+            "mnemonics against the uninstrumented build, so a kind can be negative where the "
+            "optimiser arranged the program's own code differently). Shares of what the ring "
+            "build adds to the binary's own code (libraries left out)."
+            + (f" Classified {res['by_kind_run']}." if res.get("by_kind_run") else ""), "",
+            md_table(["kind"] + have, rows), ""]
+
+
 def render(res):
     summ, single, multi = summarize(res)
     m = res["machine"]
@@ -908,6 +1000,7 @@ def render(res):
         rows = [[VARIANTS[v]["label"]] + [fmt(ratio(res, wl, v, key)) for wl in wls]
                 for v in variants if v != "base"]
         L += [f"### {title}", "", md_table(["variant"] + wls, rows), ""]
+    L += render_by_kind(res, wls)
     rows = []
     for wl in wls:
         b = res["workloads"][wl]["base"]
@@ -1033,6 +1126,13 @@ def check_report(path):
         cells = [c.strip() for c in line.strip("|").split("|")]
         if not re.fullmatch(r"\d+\.\d+x", cells[1]):
             problems.append(f"summary wall ratio is not a number: {line}")
+    if "### What crashtrail ring adds, by kind" in gen:
+        m = re.search(r"\| records written \(per 1000 uninstrumented instructions\) \| "
+                      r"(\d+\.\d+) M", gen)
+        if not m or float(m.group(1)) <= 0:
+            problems.append("the by-kind table counts no record written")
+    elif re.search(r"### Instructions \(callgrind[^\n]*\n\n[^\n]*\n[^\n]*\n\|[^|\n]*\| \d", gen):
+        problems.append("instructions measured but no by-kind table")
     if "<svg" not in gen or "</svg>" not in gen or "<rect" not in gen:
         problems.append("no SVG chart with bars")
     return problems
