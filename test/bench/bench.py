@@ -899,7 +899,7 @@ def svg_chart(res, summ, single, multi):
 
 
 BY_KIND_ROWS = (
-    ("record", "records (a flush's fast path, the empty-flush test)"),
+    ("record", "records (a flush: fast path, slow path, the empty-flush test)"),
     ("check", "check points (compare with the limit, branch)"),
     ("runtime", "runtime (refills, chunk starts)"),
     ("shift (add %r,%r)", "shifts before two-way branches (`add %r,%r`)"),

@@ -5,9 +5,10 @@ Input: an uninstrumented binary and a crashtrail one built from the same sources
 callgrind output of the same run made with --dump-instr=yes. Every executed instruction of the
 crashtrail binary's own code is classified from its disassembly (objdump -d):
 
-  record      a flush's fast path: the ring position loaded and stored through %fs, the chunk
-              test and its branch, the two stores of the record, the position's add; plus the
-              test that skips an elidable flush when the accumulator holds no bit
+  record      a flush: the ring position loaded and stored through %fs, the chunk test and its
+              branch, the two stores of the record, the position's add; its slow path (the
+              call of the refill stub, the red zone stepped over, the record written again);
+              the test that skips an elidable flush when the accumulator holds no bit
               (`cmp $7,%r; ja`, `cmpl $0,module(%rip); jne`)
   check       a check point: `cmp limit,%acc` (an immediate 2^k-1 or __crashtrail_check_limits)
               and its branch, where the branch's other side starts a flush
