@@ -5,7 +5,8 @@
  * Unwinding starts from the dumped registers and reads memory only from the dumped stack
  * slice: call-frame information first (.eh_frame/.debug_frame through libdwarf), the frame
  * pointer chain when a module has none. Each frame is symbolised with its inline chain
- * (innermost first); caller frames are looked up at pc-1, inside the call instruction.
+ * (innermost first); caller frames are looked up at pc-1, inside the call instruction, except
+ * a frame a signal interrupted (the step through the trampoline flags it): its pc is exact.
  *
  * The unfinished path: the records in the ring stop at the frame's last flush; the bits since
  * then are still in the accumulator at the fault. Its DWARF location (the artificial variable
@@ -119,14 +120,19 @@ static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_fra
   regs.valid = (1u << CT_DW_NREGS) - 1;
   while (n < CT_MAX_FRAMES && regs.r[16]) {
     struct raw_frame *rf = &frames[n];
+    /* The innermost frame's pc is where it stopped, and so is that of a frame a signal
+     * interrupted (restored by a trampoline whose CIE says "S"): neither points after a call,
+     * and looking them up at pc-1 would take the previous instruction's CFI row and line. */
+    int exact = n == 0 || (regs.flags & CT_REGS_SIGNAL_FRAME);
     memset(rf, 0, sizeof *rf);
     rf->regs = regs;
     rf->mod = ct_modules_at(t->mods, regs.r[16]);
-    symbolise(t, th, rf, n == 0);
+    symbolise(t, th, rf, exact);
     n++;
     uint64_t sp = regs.r[CT_REG_SP];
     struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
-    if (dw && ct_dwarf_unwind_step(dw, rf->mod->bias, n == 1, &regs, &rf->cfa, ct_dump_read_stack, d) == 0) {
+    regs.flags = 0; /* set again only by a step through a signal trampoline */
+    if (dw && ct_dwarf_unwind_step(dw, rf->mod->bias, exact, &regs, &rf->cfa, ct_dump_read_stack, d) == 0) {
       rf->have_cfa = 1;
       if (preserves_most(rf))
         for (int col = 0; col <= 10; col++) /* r11 is the one register it may clobber */
