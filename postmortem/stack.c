@@ -35,6 +35,7 @@ struct raw_frame {
   uint64_t link; /* the pc as a link-time address in mod (caller frames: inside the call) */
   struct ct_srcloc loc[16];
   int nloc;
+  int interrupted; /* a signal stopped this frame here (the frame inside it is a trampoline) */
 };
 
 static int add_frame(struct ct_tl_thread *th, const struct ct_frame *f) {
@@ -126,6 +127,7 @@ static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_fra
     int exact = n == 0 || (regs.flags & CT_REGS_SIGNAL_FRAME);
     memset(rf, 0, sizeof *rf);
     rf->regs = regs;
+    rf->interrupted = n > 0 && exact;
     rf->mod = ct_modules_at(t->mods, regs.r[16]);
     symbolise(t, th, rf, exact);
     n++;
@@ -134,6 +136,11 @@ static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_fra
     regs.flags = 0; /* set again only by a step through a signal trampoline */
     if (dw && ct_dwarf_unwind_step(dw, rf->mod->bias, exact, &regs, &rf->cfa, ct_dump_read_stack, d) == 0) {
       rf->have_cfa = 1;
+      /* A signal trampoline (libc's __restore_rt has no symbol in a stripped libc): named as
+       * debuggers name it, so the stack reads handler, signal, interrupted frame. */
+      if ((regs.flags & CT_REGS_SIGNAL_FRAME) && th->nstack &&
+          !strcmp(th->stack[th->nstack - 1].function, "??"))
+        th->stack[th->nstack - 1].function = "<signal handler called>";
       if (preserves_most(rf))
         for (int col = 0; col <= 10; col++) /* r11 is the one register it may clobber */
           if (col != 3 && col != 6 && col != CT_REG_SP && !(regs.valid & (1u << col)) &&
@@ -687,6 +694,82 @@ static void frame_locals(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   }
 }
 
+/* A program's own handler of a fatal signal that ends in abort() (gawk's catchsig): the crash
+ * is the abort, and the frame the signal interrupted, deeper in the stack (frames[j], after the
+ * trampoline frames[j-1] and the handler frames[j-2]), is where the fault was. Its bits since
+ * its last record were in its accumulator then; the trampoline restored its registers, so they
+ * are read as the crashing frame's are, and its steps go before the handler's latest entry.
+ * With windowed decoding (--steps=N) that entry may be older than the kept steps: the steps then
+ * only count as not kept, so every window stays the tail of the full timeline. Requires the
+ * handler to be instrumented (its entry is a step); otherwise, or when the accumulator cannot be
+ * read, the timeline says what it lacks. */
+static void splice_interrupted(struct ct_timeline *t, struct ct_tl_thread *th,
+                               struct raw_frame *frames, int from, int n) {
+  int j = from + 1;
+  while (j < n && !frames[j].interrupted) j++;
+  if (j >= n) return;
+  struct raw_frame *rf = &frames[j];
+  uint64_t fn_start = 0, h_start = 0, acc = 0;
+  const struct ct_mfunc *f = instrumented_function(rf, &fn_start);
+  if (!f) return; /* stopped outside instrumented code: its callers were flushed at their calls */
+  const struct ct_mfunc *h = j >= 2 ? instrumented_function(&frames[j - 2], &h_start) : NULL;
+  const struct ct_srcloc *loc = rf->nloc ? &rf->loc[0] : NULL;
+  struct ct_dwarf *dw = ct_module_dwarf(rf->mod);
+  int bridged = 0, rc = -1;
+  struct ct_code_view code = function_code(rf, rf->link);
+  if (h && dw && (f->flags & CT_FN_ACC_VAR) && rf->have_cfa)
+    rc = ct_dwarf_variable_bridged(dw, rf->link, CT_ACC_VAR_NAME, &rf->regs, rf->cfa,
+                                   rf->mod->bias, ct_dump_read_stack, t->dump,
+                                   code.bytes ? &code : NULL, &acc, &bridged);
+  long e = -1;
+  for (size_t s = th->nsteps; rc == 0 && s-- > 0;)
+    if (th->steps[s].fn == h && (th->steps[s].flags & CT_STEP_ENTRY)) {
+      e = (long)s;
+      break;
+    }
+  if (rc != 0 || (e < 0 && th->first_seq == 0)) {
+    ct_timeline_warn(t, "a signal interrupted %s at %s:%u and a handler ran on top of it (the "
+                     "stack's <signal handler called>): its steps since its last record, up to "
+                     "that line, are not in the timeline", loc && loc->function ? loc->function
+                     : "??", loc && loc->file ? loc->file : "?", loc ? loc->line : 0);
+    return;
+  }
+  struct ct_tl_thread tmp;
+  memset(&tmp, 0, sizeof tmp);
+  /* The interrupted frame's depth: that of its own step just before the handler's entry; a
+   * frame that never wrote a record is not in the model, and the handler took its depth. */
+  const struct ct_step *at = e >= 0 ? &th->steps[e] : NULL;
+  const struct ct_step *before = e > 0 ? &th->steps[e - 1] : NULL;
+  uint32_t depth = before && before->fn == f ? before->depth : at ? at->depth : CT_DEPTH_BIAS;
+  tmp.depth = (int32_t)(depth - CT_DEPTH_BIAS);
+  pending_path(t, &tmp, NULL, rf, f, acc, 1, NULL, fn_start, bridged);
+  for (size_t s = 0; s < tmp.nsteps; s++) {
+    tmp.steps[s].flags &= (uint16_t)~CT_STEP_CRASH; /* the crash is the handler's */
+    tmp.steps[s].depth = depth;
+    tmp.steps[s].time_ns = before ? before->time_ns : at ? at->time_ns : 0;
+  }
+  if (bridged && tmp.nsteps) tmp.steps[tmp.nsteps - 1].flags |= CT_STEP_UNCERTAIN;
+  if (e < 0) {
+    th->first_seq += tmp.nsteps; /* before the kept window */
+  } else if (tmp.nsteps) {
+    struct ct_step *ns = realloc(th->steps, (th->nsteps + tmp.nsteps) * sizeof *ns);
+    if (!ns) {
+      free(tmp.steps);
+      return;
+    }
+    th->steps = ns;
+    memmove(ns + e + tmp.nsteps, ns + e, (th->nsteps - (size_t)e) * sizeof *ns);
+    memcpy(ns + e, tmp.steps, tmp.nsteps * sizeof *ns);
+    th->nsteps += tmp.nsteps;
+    th->cap = th->nsteps;
+  }
+  free(tmp.steps);
+  ct_timeline_warn(t, "a signal interrupted %s at %s:%u and a handler ran on top of it (the "
+                   "stack's <signal handler called>): its steps since its last record are shown "
+                   "before the handler's", loc && loc->function ? loc->function : "??",
+                   loc && loc->file ? loc->file : "?", loc ? loc->line : 0);
+}
+
 void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs) {
   struct raw_frame *frames = calloc(CT_MAX_FRAMES, sizeof *frames);
   int n, i;
@@ -731,6 +814,7 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
     }
     break;
   }
+  splice_interrupted(t, th, frames, i, n);
   frame_locals(t, th, frames, n);
   if (i == n && cs) ct_callstack_return_all(cs); /* every instrumented call has returned */
   if (i == n && n > 0) /* no instrumented frame: the crash line of the innermost known frame */

@@ -16,6 +16,7 @@ The expected timeline is written in the program's own header, by hand, from its 
     library: shape.c                 built as lib<shape>.so and linked to the program
     locals: it=NULL                  variables the crash frame must show with these values
     locals-O0: ... / locals-O2: ...  (at one level only; "?" for "optimised out")
+    warning: REGEX                   a warning of the timeline must match it
 
 Checks: the exit status is the signal's (as without crashtrail) and stdout is identical to an
 uninstrumented build; exactly one dump is written; `crashtrail show --format=json` gives the
@@ -41,7 +42,8 @@ def parse_header(path):
     spec = {}
     for key in ("signal", "exit", "expect-O0", "expect-O2", "expect-O0@19", "expect-O2@19", "stack", "stack-O0", "stack-O2",
                 "stack-contains", "crashed-thread", "library", "own-files-only", "crash-function",
-                "inlined-crash", "strip", "other-thread", "locals", "locals-O0", "locals-O2"):
+                "inlined-crash", "strip", "other-thread", "locals", "locals-O0", "locals-O2",
+                "warning"):
         m = re.search(r"^\s*(?:\*|//)?\s*" + re.escape(key) + r":\s*(.+)$", text, re.M)
         if m:
             spec[key] = m.group(1).strip()
@@ -270,6 +272,8 @@ def main():
         check_stack(spec, args.opt, th["stack"])
         check_locals(spec, args.opt, th)
         check_crash_step(spec, th["steps"][-1], th["stack"])
+        if "warning" in spec and not any(re.search(spec["warning"], w) for w in tl["warnings"]):
+            fail("no warning matches %r: %s" % (spec["warning"], tl["warnings"]))
         if "other-thread" in spec:
             others = [t for t in tl["threads"] if t["name"] == spec["other-thread"]]
             if len(others) != 1 or not others[0]["steps"] or others[0]["crashed"]:

@@ -10,6 +10,7 @@
  * expect-O0: m1 m2 w1 w2 w1 w2 w1 w2 w1 w3 h1
  * expect-O2: m1 m2 w1 w2 w1 w2 w1 w2 w1 w3 h1
  * stack: on_segv load_after_push walk walk walk walk main
+ * stack-contains: <signal handler called>
  */
 #include <signal.h>
 #include <stdio.h>
