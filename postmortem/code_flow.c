@@ -225,3 +225,45 @@ int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_f
   if (from) *from = frontier;
   return 0;
 }
+
+int ct_flow_slot_rewritten(const struct ct_code_view *code, uint64_t from, uint64_t to,
+                           int *base, int64_t *disp) {
+  enum { MAX_LOADS = 16 };
+  struct { x86_reg base; int64_t disp; } loads[MAX_LOADS];
+  size_t nloads = 0;
+  csh cs;
+  cs_insn *x = NULL;
+  int found = 0;
+  if (from < code->lo || to > code->hi || from >= to) return 0;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return 0;
+  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  const uint8_t *p = code->bytes + (from - code->lo);
+  size_t left = (size_t)(to - from);
+  uint64_t addr = from;
+  if (!(x = cs_malloc(cs))) goto out;
+  while (left > 0 && !found && cs_disasm_iter(cs, &p, &left, &addr, x)) {
+    const cs_x86 *d = &x->detail->x86;
+    for (uint8_t k = 0; k < d->op_count && !found; k++) {
+      const cs_x86_op *op = &d->operands[k];
+      if (op->type != X86_OP_MEM || op->size != 8 || op->mem.index != X86_REG_INVALID ||
+          op->mem.segment != X86_REG_INVALID ||
+          (op->mem.base != X86_REG_RBP && op->mem.base != X86_REG_RSP))
+        continue;
+      if (op->access & CS_AC_WRITE) {
+        for (size_t i = 0; i < nloads && !found; i++)
+          if (loads[i].base == op->mem.base && loads[i].disp == op->mem.disp) {
+            *base = ct_flow_dwarf_reg(op->mem.base);
+            *disp = op->mem.disp;
+            found = 1;
+          }
+      } else if ((op->access & CS_AC_READ) && nloads < MAX_LOADS) {
+        loads[nloads].base = op->mem.base;
+        loads[nloads++].disp = op->mem.disp;
+      }
+    }
+  }
+out:
+  if (x) cs_free(x, 1);
+  cs_close(&cs);
+  return found;
+}

@@ -54,4 +54,12 @@ struct ct_code_view {
 int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_fn cover,
                    void *ctx, uint64_t *from);
 
+/* Whether the instructions in [from, to) (a run of one block's code, decoded from `from`) load
+ * an 8-byte stack slot (%rbp or %rsp plus a displacement) and later store to the same slot: a
+ * read-modify-write of a variable in memory, as -O0 code updates the path accumulator at the
+ * start of a block (load, shift, store). The slot's DWARF base register and displacement go
+ * to *base and *disp. 1 if so, else 0. */
+int ct_flow_slot_rewritten(const struct ct_code_view *code, uint64_t from, uint64_t to,
+                           int *base, int64_t *disp);
+
 #endif

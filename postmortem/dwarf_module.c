@@ -1532,6 +1532,17 @@ uint32_t ct_dwarf_discriminator(struct ct_dwarf *d, uint64_t link_pc)
     return row ? row->discriminator : 0;
 }
 
+uint64_t ct_dwarf_run_start(struct ct_dwarf *d, uint64_t link_pc)
+{
+    struct ct_dw_cu *cu = cu_with(d, link_pc, CU_WANT(CT_DW_CU_LINES));
+    const struct ct_dw_row *row = cu ? find_row(cu, link_pc) : NULL;
+    if (!row)
+        return 0;
+    while (row > cu->rows && !row[-1].end_seq && row[-1].discriminator == row->discriminator)
+        row--;
+    return row->addr;
+}
+
 uint32_t ct_dwarf_discriminator_ahead(struct ct_dwarf *d, uint64_t link_pc, uint64_t max_ahead,
                                       uint64_t *at, uint32_t *before)
 {

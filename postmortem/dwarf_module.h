@@ -116,6 +116,11 @@ int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
 /* The discriminator of the line-table row that covers link_pc (0: none, or no row). */
 uint32_t ct_dwarf_discriminator(struct ct_dwarf *d, uint64_t link_pc);
 
+/* The address where the run of line-table rows that ends with link_pc's row, all with its
+ * discriminator and in one sequence, begins (with block discriminators: where the code of
+ * link_pc's block begins, as far as it is contiguous); 0 when no row covers link_pc. */
+uint64_t ct_dwarf_run_start(struct ct_dwarf *d, uint64_t link_pc);
+
 /* When the row that covers link_pc has line 0: the discriminator of the next row with a line,
  * in the same sequence and at most max_ahead bytes on, with its address in *at, and the
  * discriminator of the nearest row with a line before link_pc's in *before (0: none). 0

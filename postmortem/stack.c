@@ -516,6 +516,27 @@ static int stopped_at_recorded_call(struct ct_callstack *cs, const struct raw_fr
   return ct_callstack_uncall(cs, f);
 }
 
+/* Whether the pc's block has already run its edge code, the accumulator's update on entry:
+ * at -O0 a load of the accumulator's stack slot, a shift, a store back, at the start of the
+ * block. Then the walk, which went on through branch-free blocks after the bit that edge
+ * added (to a loop's header, say), has passed the pc's block already, and the pc is in that
+ * visit, not in another one still to come (pc_in_successor: bug J, a signal before the store).
+ * Proven by the run of the block's code before the pc rewriting a stack slot that holds the
+ * accumulator's value now. */
+static int edge_code_ran(struct ct_timeline *t, const struct raw_frame *rf, uint64_t acc) {
+  struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
+  uint64_t from = dw ? ct_dwarf_run_start(dw, rf->link) : 0, slot_value;
+  struct ct_code_view code = function_code(rf, rf->link);
+  int base;
+  int64_t disp;
+  if (!from || !code.bytes || from < code.lo || from >= rf->link ||
+      !ct_flow_slot_rewritten(&code, from, rf->link, &base, &disp) || base < 0 ||
+      base >= CT_DW_NREGS || !(rf->regs.valid & (1u << base)))
+    return 0;
+  return ct_dump_read_stack(t->dump, rf->regs.r[base] + (uint64_t)disp, &slot_value, 8) == 0 &&
+         slot_value == acc;
+}
+
 /* Walks the live accumulator of frame rf up to its crash line. `callee`: the function rf is
  * suspended in (its inner frame's symbol), NULL for the innermost frame; fn_start: the
  * function's link-time address. */
@@ -570,6 +591,7 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   /* blocks[inferred..nb) ran by what the pc says, not by recorded bits: shown uncertain. */
   size_t inferred = nb;
   long behind = pc_in_successor(rf, f, st, blocks, nb, sizeof blocks / sizeof blocks[0], ahead);
+  if (behind >= 0 && edge_code_ran(t, rf, acc)) behind = -1;
   if (behind >= 0) blocks[nb++] = (uint32_t)behind;
   else if (bridged && st == CT_WALK_OUT)
     nb += path_to_pc(rf, f, &w, blocks, nb, sizeof blocks / sizeof blocks[0], ahead);
