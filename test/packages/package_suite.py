@@ -3,26 +3,29 @@
 
 A real program nobody on the team wrote, built the way its users build it (./configure with
 CC=crashtrail-cc, make), must behave as the same sources built with plain clang: its own test
-suite fails exactly the tests the plain build fails (this machine may lack a locale or two), and
-a crash of the instrumented program leaves a dump whose timeline decodes.
+suite gives what the plain build gives (this machine may lack a locale or a terminal, alike for
+both), and a crash of the instrumented program leaves a dump whose timeline decodes.
 
-Package: gawk (GNU awk 5.2, `apt-get source gawk`): a byte-code interpreter with a big `switch`,
-setjmp/longjmp error recovery, its own fatal-signal handler (catchsig: prints and abort()s),
-dynamically loaded extensions (also built with crashtrail-cc: several instrumented modules in one
-process) and some 900 tests (`make -C test check`).
+Packages (`--package`):
+  gawk  GNU awk 5.2: a byte-code interpreter with a big `switch`, setjmp/longjmp error recovery,
+        its own fatal-signal handler (catchsig: prints and abort()s), dynamically loaded
+        extensions (also built with crashtrail-cc: several instrumented modules in one process),
+        some 900 tests (`make -C test check`), which must fail exactly what the plain build
+        fails. Crash: SIGSEGV from outside while a recursive script runs; gawk's handler aborts;
+        the stack must go through catchsig and the trampoline to r_interpret and main, and the
+        timeline end at the abort().
+  bash  GNU bash 5.2: forks for every pipeline and subshell (the runtime's fork handling, some
+        thousands of times), longjmp out of errors, traps; `make tests` prints every test's
+        differences, which must be the plain build's, line for line (paths and numbers aside),
+        and no dump may be written. Crash: a background subshell's loop gets SIGSEGV; the shell
+        must report status 139, and the child's dump (its own pid) decode through
+        execute_command_internal to main.
 
-Steps:
-  1. apt-get source gawk into WORK/src (deb-src lines added if apt has none, as fidelity.py does)
-  2. two builds in WORK: `plain` (clang-14 -O2 -g) and `crashtrail` (crashtrail-cc -O2 -g);
-     make -k, since the manual cannot be made (Debian's source lacks its texinfo input)
-  3. both test suites; a test that fails only in the crashtrail build is run again up to twice
-     alone (the suite has timing tests: `time` compares two clocks within one second); one that
-     still fails fails this test
-  4. gawk-crashtrail runs a recursive script, gets SIGSEGV from outside after a second; gawk's
-     handler aborts; the one dump must decode: the stack names catchsig and the interpreter, the
-     timeline ends at abort() with thousands of steps from the interpreter's source
+Steps: apt-get source (deb-src lines added if apt has none, as fidelity.py does); two builds in
+WORK/PACKAGE (`plain`: clang-14 -O2 -g, `crashtrail`: crashtrail-cc -O2 -g; rebuilt when
+crashtrail changes); both test suites; the crash.
 
-Usage: package_suite.py --crashtrail-build BUILD --work DIR
+Usage: package_suite.py --package gawk|bash --crashtrail-build BUILD --work DIR
 """
 import argparse
 import glob
@@ -51,55 +54,63 @@ def fail(msg):
 def run(cmd, **kw):
     kw.setdefault("capture_output", True)
     kw.setdefault("text", True)
+    kw.setdefault("errors", "replace")  # bash's tests print bytes of other encodings
     return subprocess.run(cmd, **kw)
 
 
-def fetch(src_dir):
-    dirs = sorted(d for d in glob.glob(os.path.join(src_dir, "gawk-5.*")) if os.path.isdir(d))
-    if dirs:
-        return dirs[-1]
+def fetch(src_dir, pkg, pattern):
+    def found():
+        return sorted(d for d in glob.glob(os.path.join(src_dir, pattern)) if os.path.isdir(d))
+    if found():
+        return found()[-1]
     os.makedirs(src_dir, exist_ok=True)
     ensure_deb_src()
-    log("apt-get source gawk")
-    p = run(["apt-get", "source", "-qq", "gawk"], cwd=src_dir)
-    dirs = sorted(d for d in glob.glob(os.path.join(src_dir, "gawk-5.*")) if os.path.isdir(d))
-    if p.returncode != 0 or not dirs:
-        fail("apt-get source gawk failed:\n" + (p.stderr or p.stdout)[-2000:])
-    return dirs[-1]
+    log("apt-get source " + pkg)
+    p = run(["apt-get", "source", "-qq", pkg], cwd=src_dir)
+    if p.returncode != 0 or not found():
+        fail(f"apt-get source {pkg} failed:\n" + (p.stderr or p.stdout)[-2000:])
+    return found()[-1]
 
 
-def build(src, tree, cc, stamp_inputs):
+def failed_targets(out):
+    """Targets make reports failed, but the recursive ones above a failed directory."""
+    return [m.group(1) for m in re.finditer(r"\*\*\* \[Makefile:\d+: ([^\]]+)\] Error", out)
+            if m.group(1) not in ("all", "all-recursive", "all-am")]
+
+
+def build(pkg, src, tree, cc, stamp_inputs):
     """configure + make in a copy of the sources (cp -a: the autotools outputs must stay newer
     than their inputs). Rebuilt when the compiler or crashtrail changed."""
-    gawk = os.path.join(tree, "gawk")
+    binary = os.path.join(tree, pkg["binary"])
     stamp = os.path.join(tree, ".built")
     if os.path.exists(stamp) and all(os.path.getmtime(stamp) > os.path.getmtime(i)
                                      for i in stamp_inputs):
-        return gawk
+        return binary
     shutil.rmtree(tree, ignore_errors=True)
-    run(["cp", "-a", src, tree], check=True)
+    os.makedirs(os.path.dirname(tree), exist_ok=True)
+    p = run(["cp", "-a", src, tree])
+    if p.returncode != 0:
+        fail(f"cannot copy {src} to {tree}: {p.stderr}")
     log(f"configure and make {os.path.basename(tree)} (CC={os.path.basename(cc)})")
     env = dict(os.environ, CC=cc, CFLAGS="-O2 -g")
-    p = run(["./configure", "--disable-nls"], cwd=tree, env=env)
+    p = run(["./configure"] + pkg["configure"], cwd=tree, env=env)
     if p.returncode != 0:
         fail(f"configure with {cc} failed:\n{p.stdout[-3000:]}{p.stderr[-2000:]}")
-    # Debian's source has no doc/gawktexi.in, so the manual cannot be made: -k builds the rest
-    p = run(["make", "-k", f"-j{os.cpu_count() or 1}"], cwd=tree, env=env)
-    built = os.access(gawk, os.X_OK) and glob.glob(os.path.join(tree, "extension", ".libs",
-                                                                "*.so"))
-    # the manual's failure stops only doc/ and the recursive targets above it; any other
+    # -k: gawk's manual cannot be made (Debian's source lacks its texinfo input); any other
     # failed target (an object, a library) is a failed build
-    errors = [m.group(1) for m in re.finditer(r"\*\*\* \[Makefile:\d+: ([^\]]+)\] Error",
-                                              p.stdout + p.stderr)
-              if m.group(1) not in ("all", "all-recursive", "all-am")]
-    if not built or errors:
-        fail(f"make with {cc} failed:\n{p.stdout[-3000:]}{p.stderr[-3000:]}")
+    p = run(["make", "-k", f"-j{os.cpu_count() or 1}"], cwd=tree, env=env)
+    missing = [f for f in pkg["built"] if not glob.glob(os.path.join(tree, f))]
+    errors = [t for t in failed_targets(p.stdout + p.stderr) if t not in pkg["may_fail"]]
+    if missing or errors:
+        fail(f"make with {cc} failed (missing {missing}, failed {errors}):\n"
+             f"{p.stdout[-3000:]}{p.stderr[-3000:]}")
     with open(stamp, "w"):
         pass
-    return gawk
+    return binary
 
 
-def failed_tests(tree):
+# ---- gawk ---------------------------------------------------------------------------------
+def gawk_failed(tree):
     """Runs the suite; the names of the tests that failed (gawk keeps `_NAME` for each)."""
     for f in glob.glob(os.path.join(tree, "test", "_*")):
         os.remove(f)
@@ -117,7 +128,7 @@ def failed_tests(tree):
     return set(names)
 
 
-def rerun(tree, name):
+def gawk_rerun(tree, name):
     """Runs one test alone; True when it passes (gawk leaves no `_NAME` then)."""
     out = os.path.join(tree, "test", "_" + name)
     if os.path.exists(out):
@@ -126,11 +137,22 @@ def rerun(tree, name):
     return not os.path.exists(out)
 
 
-def crash(ct, gawk, work):
+def gawk_suites(plain, ct, work):
+    plain_failed, ct_failed = gawk_failed(plain), gawk_failed(ct)
+    only_ct = sorted(ct_failed - plain_failed)
+    still = [n for n in only_ct if not (gawk_rerun(ct, n) or gawk_rerun(ct, n))]
+    flakes = sorted(set(only_ct) - set(still))
+    if flakes:
+        log(f"failed once in the crashtrail build, passed alone: {', '.join(flakes)}")
+    if still:
+        fail(f"tests that fail only in the crashtrail build: {', '.join(still)} "
+             f"(outputs in {ct}/test/_NAME)")
+    log(f"test suite: the crashtrail build fails what the plain build fails "
+        f"({', '.join(sorted(plain_failed)) or 'nothing'})")
+
+
+def gawk_crash(gawk, dumps):
     """SIGSEGV from outside while the interpreter recurses; gawk's handler aborts."""
-    dumps = os.path.join(work, "dumps")
-    shutil.rmtree(dumps, ignore_errors=True)
-    os.makedirs(dumps)
     script = ("function f(n) { if (n < 2) return n; return f(n-1) + f(n-2) } "
               "BEGIN { while (1) { s = s + f(15); a[s % 100]++ } }")
     p = subprocess.Popen([gawk, script], env=dict(os.environ, CRASHTRAIL_DIR=dumps),
@@ -140,64 +162,153 @@ def crash(ct, gawk, work):
     _, err = p.communicate(timeout=60)
     if p.returncode not in (-signal.SIGABRT, -signal.SIGSEGV):
         fail(f"gawk ended with status {p.returncode}, not by SIGABRT or SIGSEGV:\n{err[-2000:]}")
+    return err
+
+
+# ---- bash ---------------------------------------------------------------------------------
+def normalise(out, tree):
+    """A test's output without what differs between two builds of one program: the build
+    directory, numbers of 3+ digits (pids, times, sizes)."""
+    return [re.sub(r"\d{3,}", "N", line) for line in out.replace(tree, "TREE").splitlines()]
+
+
+def bash_suite(tree, dumps):
+    """`make tests`: each test's differences from its expected output (run-all prints the test's
+    name, then its diff), normalised."""
+    t = time.time()
+    p = run(["make", "tests"], cwd=tree, env=dict(os.environ, CRASHTRAIL_DIR=dumps), timeout=1800)
+    tests, name = {}, None
+    for line in normalise(p.stdout + p.stderr, tree):
+        if re.fullmatch(r"run-[\w.+-]+", line):
+            name = line
+            tests[name] = []
+        elif name:
+            tests[name].append(line)
+    if len(tests) < 50:
+        fail(f"make tests in {tree} ran {len(tests)} tests:\n{(p.stdout + p.stderr)[-3000:]}")
+    log(f"{os.path.basename(tree)}: make tests, {len(tests)} tests in {time.time() - t:.0f} s")
+    return tests
+
+
+def bash_one(tree, name, dumps):
+    """One test alone, as run-all runs it."""
+    env = dict(os.environ, CRASHTRAIL_DIR=dumps, BUILD_DIR=tree, THIS_SH=os.path.join(tree, "bash"),
+               PATH=os.path.join(tree, "tests") + os.pathsep + os.environ.get("PATH", ""))
+    p = run(["sh", "./" + name], cwd=os.path.join(tree, "tests"), env=env, timeout=600)
+    return normalise(p.stdout + p.stderr, tree)
+
+
+def bash_suites(plain, ct, work):
+    dumps = os.path.join(work, "suite-dumps")
+    shutil.rmtree(dumps, ignore_errors=True)
+    os.makedirs(dumps)
+    a, b = bash_suite(plain, dumps), bash_suite(ct, dumps)
+    if sorted(a) != sorted(b):
+        fail(f"the suites ran different tests: {sorted(set(a) ^ set(b))}")
+    differ = [n for n in sorted(a) if a[n] != b[n]]
+    flaky, still = [], []
+    for n in differ:
+        # Timing tests (`read -t`, `wait`, job control) vary from run to run in either build:
+        # the test counts as passed when one of two more runs of each gives the same output.
+        if any(bash_one(plain, n, dumps) == bash_one(ct, n, dumps) for _ in range(2)):
+            flaky.append(n)
+        else:
+            still.append(n)
+    if flaky:
+        log(f"differed once, the same when run again: {', '.join(flaky)}")
+    if still:
+        import difflib
+        n = still[0]
+        diff = "\n".join(list(difflib.unified_diff(a[n], b[n], "plain", "crashtrail",
+                                                    lineterm=""))[:60])
+        fail(f"tests whose output differs from the plain build's: {', '.join(still)}\n"
+             f"{n}:\n{diff}")
+    written = os.listdir(dumps)
+    if written:
+        fail(f"the test suite left {len(written)} dumps in {dumps}: {written[:5]}")
+    failing = [n for n in sorted(a) if a[n]]
+    log(f"test suite: each of {len(a)} tests gives the plain build's output "
+        f"({len(failing)} differ from what bash expects on this machine, alike: "
+        f"{', '.join(failing)}); no dump written")
+
+
+def bash_crash(bash, dumps):
+    """A background subshell's loop gets SIGSEGV; the parent reports it."""
+    script = ('f() { local i=0; while [ $i -lt 10000000 ]; do i=$((i+1)); x="$x."; '
+              'x=${x#.}; done; }; f & p=$!; sleep 1; kill -SEGV $p; wait $p; echo "status=$?"')
+    p = run([bash, "--norc", "-c", script], env=dict(os.environ, CRASHTRAIL_DIR=dumps),
+            timeout=60)
+    if "status=139" not in p.stdout:
+        fail(f"the subshell's status was not 139:\n{p.stdout}{p.stderr[-2000:]}")
+    return p.stderr
+
+
+PACKAGES = {
+    "gawk": dict(pattern="gawk-5.*", binary="gawk", configure=["--disable-nls"],
+                 built=["gawk", "extension/.libs/*.so"], may_fail=[], suites=gawk_suites,
+                 crash=gawk_crash, stack=("catchsig", "r_interpret", "main"),
+                 crash_line=r"catchsig\s+main\.c:\d+\s+\|.*abort\(\);\s+<== crash",
+                 steps_in=r"r_interpret\s+interpret\.h:\d+", signal_frame=True),
+    "bash": dict(pattern="bash-5.*", binary="bash", configure=["--without-bash-malloc"],
+                 built=["bash"], may_fail=[], suites=bash_suites, crash=bash_crash,
+                 stack=("execute_command_internal", "main"), crash_line=r"<== crash",
+                 steps_in=r"execute_cmd\.c:\d+", signal_frame=False),
+}
+
+
+def check_dump(ct, pkg, dumps, err):
     files = glob.glob(os.path.join(dumps, "*.ctd"))
     if len(files) != 1:
         fail(f"expected one dump in {dumps}, found {len(files)}:\n{err[-2000:]}")
-    show = run([os.path.join(ct, "bin", "crashtrail"), "show", "--color=never", files[0]])
+    show = run([os.path.join(ct, "bin", "crashtrail"), "show", "--color=never", "--steps=4000",
+                files[0]])
     if show.returncode != 0:
         fail(f"crashtrail show failed ({show.returncode}):\n{show.stderr[-2000:]}")
     text = show.stdout
     stack = text.split("Stack of thread", 1)[-1].split("\n\n", 1)[0]
-    problems = []
-    for fn in ("catchsig", "r_interpret", "main"):
-        if not re.search(r"#\d+\s+" + fn + r"\s", stack):
-            problems.append(f"the stack does not name {fn}")
+    problems = [f"the stack does not name {fn}" for fn in pkg["stack"]
+                if not re.search(r"#\d+\s+" + fn + r"\s", stack)]
+    if pkg["signal_frame"] and "<signal handler called>" not in stack:
+        problems.append("the stack has no <signal handler called>")
     m = re.search(r"crashed, (\d+) steps from (\d+) records", text)
     if not m or int(m.group(1)) < 1000:
         problems.append("the crashed thread's timeline has fewer than 1000 steps")
-    if not re.search(r"catchsig\s+main\.c:\d+\s+\|.*abort\(\);\s+<== crash", text):
-        problems.append("the timeline does not end at catchsig's abort()")
-    if not re.search(r"r_interpret\s+interpret\.h:\d+", text):
-        problems.append("no step in the interpreter (interpret.h)")
+    if not re.search(pkg["crash_line"], text):
+        problems.append("the timeline does not end where expected")
+    if not re.search(pkg["steps_in"], text):
+        problems.append(f"no step matches {pkg['steps_in']}")
     if problems:
         fail("; ".join(problems) + "\n" + text[:3000])
-    log(f"crash: SIGSEGV, gawk aborted, one dump, {m.group(1)} steps from {m.group(2)} records; "
-        "timeline ends at catchsig's abort(), stack names catchsig > r_interpret > main")
+    log(f"crash: one dump, {m.group(1)} steps from {m.group(2)} records; stack names "
+        f"{' > '.join(pkg['stack'])}")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--package", choices=sorted(PACKAGES), default="gawk")
     ap.add_argument("--crashtrail-build", required=True)
     ap.add_argument("--work", required=True)
     args = ap.parse_args()
+    pkg = PACKAGES[args.package]
     ct = os.path.abspath(args.crashtrail_build)
-    work = os.path.abspath(args.work)
+    work = os.path.join(os.path.abspath(args.work), args.package)
     ctcc = os.path.join(ct, "bin", "crashtrail-cc")
-    src = fetch(os.path.join(work, "src"))
+    src = fetch(os.path.join(os.path.abspath(args.work), "src"), args.package, pkg["pattern"])
     plain_cc = shutil.which("clang-14")
     if not plain_cc:
         fail("clang-14 not found (scripts/setup.sh installs it)")
     ct_inputs = [ctcc, os.path.join(ct, "lib", "crashtrail-pass.so"),
                  os.path.join(ct, "lib", "libcrashtrail-rt.a")]
-    plain_tree, ct_tree = os.path.join(work, "plain"), os.path.join(work, "crashtrail")
-    build(src, plain_tree, plain_cc, [plain_cc])
-    gawk_ct = build(src, ct_tree, ctcc, ct_inputs)
-    sections = run(["readelf", "-SW", gawk_ct]).stdout
-    if ".debug_crashtrail" not in sections:
-        fail(f"{gawk_ct} has no .debug_crashtrail section: the plugin did not run")
-    plain_failed = failed_tests(plain_tree)
-    ct_failed = failed_tests(ct_tree)
-    only_ct = sorted(ct_failed - plain_failed)
-    still = [n for n in only_ct if not (rerun(ct_tree, n) or rerun(ct_tree, n))]
-    flakes = sorted(set(only_ct) - set(still))
-    if flakes:
-        log(f"failed once in the crashtrail build, passed alone: {', '.join(flakes)}")
-    if still:
-        fail(f"tests that fail only in the crashtrail build: {', '.join(still)} "
-             f"(outputs in {ct_tree}/test/_NAME)")
-    log(f"test suite: the crashtrail build fails what the plain build fails "
-        f"({', '.join(sorted(plain_failed)) or 'nothing'})")
-    crash(ct, gawk_ct, work)
+    plain, instrumented = os.path.join(work, "plain"), os.path.join(work, "crashtrail")
+    build(pkg, src, plain, plain_cc, [plain_cc])
+    binary = build(pkg, src, instrumented, ctcc, ct_inputs)
+    if ".debug_crashtrail" not in run(["readelf", "-SW", binary]).stdout:
+        fail(f"{binary} has no .debug_crashtrail section: the plugin did not run")
+    pkg["suites"](plain, instrumented, work)
+    dumps = os.path.join(work, "dumps")
+    shutil.rmtree(dumps, ignore_errors=True)
+    os.makedirs(dumps)
+    check_dump(ct, pkg, dumps, pkg["crash"](binary, dumps))
     log("PASS")
 
 
