@@ -771,8 +771,10 @@ static void splice_interrupted(struct ct_timeline *t, struct ct_tl_thread *th,
     tmp.steps[s].time_ns = before ? before->time_ns : at ? at->time_ns : 0;
   }
   if (bridged && tmp.nsteps) tmp.steps[tmp.nsteps - 1].flags |= CT_STEP_UNCERTAIN;
-  if (e < 0) {
-    th->first_seq += tmp.nsteps; /* before the kept window */
+  /* An entry older than the kept window, or its first kept step (the step before it, whose
+   * depth and time the spliced steps take, is not kept): they are before the window. */
+  if (e < 0 || (e == 0 && th->first_seq > 0)) {
+    th->first_seq += tmp.nsteps;
   } else if (tmp.nsteps) {
     struct ct_step *ns = realloc(th->steps, (th->nsteps + tmp.nsteps) * sizeof *ns);
     if (!ns) {
