@@ -329,6 +329,27 @@ static long block_ahead(const struct raw_frame *rf, const struct ct_mfunc *f) {
   return (long)disc - 1;
 }
 
+/* Whether the pc's block has already run its edge code, the accumulator's update on entry:
+ * at -O0 a load of the accumulator's stack slot, a shift, a store back, at the start of the
+ * block. Then the walk, which went on through branch-free blocks after the bit that edge
+ * added (to a loop's header, say), has passed the pc's block already, and the pc is in that
+ * visit, not in another one still to come (pc_in_successor: bug J, a signal before the store).
+ * Proven by the run of the block's code before the pc rewriting a stack slot that holds the
+ * accumulator's value now. */
+static int edge_code_ran(struct ct_timeline *t, const struct raw_frame *rf, uint64_t acc) {
+  struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
+  uint64_t from = dw ? ct_dwarf_run_start(dw, rf->link) : 0, slot_value;
+  struct ct_code_view code = function_code(rf, rf->link);
+  int base;
+  int64_t disp;
+  if (!from || !code.bytes || from < code.lo || from >= rf->link ||
+      !ct_flow_slot_rewritten(&code, from, rf->link, &base, &disp) || base < 0 ||
+      base >= CT_DW_NREGS || !(rf->regs.valid & (1u << base)))
+    return 0;
+  return ct_dump_read_stack(t->dump, rf->regs.r[base] + (uint64_t)disp, &slot_value, 8) == 0 &&
+         slot_value == acc;
+}
+
 /* The block the path's walk stopped short of: the walk ran out of bits at a branch (st is
  * CT_WALK_OUT), but the line table's discriminator at the pc names one of that branch's
  * successors, so control is already there and the edge's bits were not stored yet. (An edge's
@@ -337,8 +358,11 @@ static long block_ahead(const struct raw_frame *rf, const struct ct_mfunc *f) {
  * discriminator: there the next row's counts, when no jump, call or return can lie between
  * (a register copy the allocator put at a successor's start, before the accumulator's DWARF
  * location changes to the successor's value: the location still names the value before the
- * branch there: `ahead`, block_ahead's answer). Returns the successor, or -1. */
-static long pc_in_successor(const struct raw_frame *rf, const struct ct_mfunc *f, int st,
+ * branch there: `ahead`, block_ahead's answer). Not when the pc's block has run its edge code
+ * already (edge_code_ran): the walk passed it then, and the pc is in that visit. Returns the
+ * successor, or -1. */
+static long pc_in_successor(struct ct_timeline *t, const struct raw_frame *rf,
+                            const struct ct_mfunc *f, uint64_t acc, int st,
                             const uint32_t *blocks, size_t nb, size_t cap, long ahead) {
   struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
   if (st != CT_WALK_OUT || !nb || nb >= cap || !dw || !(f->flags & CT_FN_BLOCK_DISC)) return -1;
@@ -347,7 +371,8 @@ static long pc_in_successor(const struct raw_frame *rf, const struct ct_mfunc *f
   if (disc == 0 || disc > f->nblocks) return -1;
   const struct ct_mblock *last = &f->blocks[blocks[nb - 1]];
   for (uint32_t s = 0; s < last->nsucc; s++)
-    if (last->succ[s].block == disc - 1 && disc - 1 != blocks[nb - 1]) return (long)(disc - 1);
+    if (last->succ[s].block == disc - 1 && disc - 1 != blocks[nb - 1])
+      return edge_code_ran(t, rf, acc) ? -1 : (long)(disc - 1);
   return -1;
 }
 
@@ -516,27 +541,6 @@ static int stopped_at_recorded_call(struct ct_callstack *cs, const struct raw_fr
   return ct_callstack_uncall(cs, f);
 }
 
-/* Whether the pc's block has already run its edge code, the accumulator's update on entry:
- * at -O0 a load of the accumulator's stack slot, a shift, a store back, at the start of the
- * block. Then the walk, which went on through branch-free blocks after the bit that edge
- * added (to a loop's header, say), has passed the pc's block already, and the pc is in that
- * visit, not in another one still to come (pc_in_successor: bug J, a signal before the store).
- * Proven by the run of the block's code before the pc rewriting a stack slot that holds the
- * accumulator's value now. */
-static int edge_code_ran(struct ct_timeline *t, const struct raw_frame *rf, uint64_t acc) {
-  struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
-  uint64_t from = dw ? ct_dwarf_run_start(dw, rf->link) : 0, slot_value;
-  struct ct_code_view code = function_code(rf, rf->link);
-  int base;
-  int64_t disp;
-  if (!from || !code.bytes || from < code.lo || from >= rf->link ||
-      !ct_flow_slot_rewritten(&code, from, rf->link, &base, &disp) || base < 0 ||
-      base >= CT_DW_NREGS || !(rf->regs.valid & (1u << base)))
-    return 0;
-  return ct_dump_read_stack(t->dump, rf->regs.r[base] + (uint64_t)disp, &slot_value, 8) == 0 &&
-         slot_value == acc;
-}
-
 /* Walks the live accumulator of frame rf up to its crash line. `callee`: the function rf is
  * suspended in (its inner frame's symbol), NULL for the innermost frame; fn_start: the
  * function's link-time address. */
@@ -590,8 +594,8 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   long ahead = block_ahead(rf, f); /* -1 unless the pc's row has line 0 */
   /* blocks[inferred..nb) ran by what the pc says, not by recorded bits: shown uncertain. */
   size_t inferred = nb;
-  long behind = pc_in_successor(rf, f, st, blocks, nb, sizeof blocks / sizeof blocks[0], ahead);
-  if (behind >= 0 && edge_code_ran(t, rf, acc)) behind = -1;
+  long behind = pc_in_successor(t, rf, f, acc, st, blocks, nb, sizeof blocks / sizeof blocks[0],
+                                ahead);
   if (behind >= 0) blocks[nb++] = (uint32_t)behind;
   else if (bridged && st == CT_WALK_OUT)
     nb += path_to_pc(rf, f, &w, blocks, nb, sizeof blocks / sizeof blocks[0], ahead);
@@ -716,6 +720,20 @@ static void frame_locals(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   }
 }
 
+/* Reads frame rf's accumulator (f's __crashtrail_path) at its pc: 0 and *acc, *bridged (read
+ * across a gap of its location list) on success; 1 optimised out there; -1 no location, or
+ * built without debug information. */
+static int frame_accumulator(struct ct_timeline *t, struct raw_frame *rf, const struct ct_mfunc *f,
+                             uint64_t *acc, int *bridged) {
+  struct ct_dwarf *dw = ct_module_dwarf(rf->mod);
+  struct ct_code_view code = function_code(rf, rf->link);
+  *bridged = 0;
+  if (!dw || !(f->flags & CT_FN_ACC_VAR) || !rf->have_cfa) return -1;
+  return ct_dwarf_variable_bridged(dw, rf->link, CT_ACC_VAR_NAME, &rf->regs, rf->cfa,
+                                   rf->mod->bias, ct_dump_read_stack, t->dump,
+                                   code.bytes ? &code : NULL, acc, bridged);
+}
+
 /* A program's own handler of a fatal signal that ends in abort() (gawk's catchsig): the crash
  * is the abort, and the frame the signal interrupted, deeper in the stack (frames[j], after the
  * trampoline frames[j-1] and the handler frames[j-2]), is where the fault was. Its bits since
@@ -736,26 +754,20 @@ static void splice_interrupted(struct ct_timeline *t, struct ct_tl_thread *th,
   if (!f) return; /* stopped outside instrumented code: its callers were flushed at their calls */
   const struct ct_mfunc *h = j >= 2 ? instrumented_function(&frames[j - 2], &h_start) : NULL;
   const struct ct_srcloc *loc = rf->nloc ? &rf->loc[0] : NULL;
-  struct ct_dwarf *dw = ct_module_dwarf(rf->mod);
-  int bridged = 0, rc = -1;
-  struct ct_code_view code = function_code(rf, rf->link);
-  if (h && dw && (f->flags & CT_FN_ACC_VAR) && rf->have_cfa)
-    rc = ct_dwarf_variable_bridged(dw, rf->link, CT_ACC_VAR_NAME, &rf->regs, rf->cfa,
-                                   rf->mod->bias, ct_dump_read_stack, t->dump,
-                                   code.bytes ? &code : NULL, &acc, &bridged);
+  int bridged = 0, rc = h ? frame_accumulator(t, rf, f, &acc, &bridged) : -1;
   long e = -1;
   for (size_t s = th->nsteps; rc == 0 && s-- > 0;)
     if (th->steps[s].fn == h && (th->steps[s].flags & CT_STEP_ENTRY)) {
       e = (long)s;
       break;
     }
-  if (rc != 0 || (e < 0 && th->first_seq == 0)) {
-    ct_timeline_warn(t, "a signal interrupted %s at %s:%u and a handler ran on top of it (the "
-                     "stack's <signal handler called>): its steps since its last record, up to "
-                     "that line, are not in the timeline", loc && loc->function ? loc->function
-                     : "??", loc && loc->file ? loc->file : "?", loc ? loc->line : 0);
-    return;
-  }
+  int shown = rc == 0 && (e >= 0 || th->first_seq > 0);
+  ct_timeline_warn(t, "a signal interrupted %s at %s:%u and a handler ran on top of it (the "
+                   "stack's <signal handler called>): its steps since its last record%s",
+                   loc && loc->function ? loc->function : "??", loc && loc->file ? loc->file : "?",
+                   loc ? loc->line : 0, shown ? " are shown before the handler's"
+                                              : ", up to that line, are not in the timeline");
+  if (!shown) return;
   struct ct_tl_thread tmp;
   memset(&tmp, 0, sizeof tmp);
   /* The interrupted frame's depth: that of its own step just before the handler's entry; a
@@ -788,10 +800,6 @@ static void splice_interrupted(struct ct_timeline *t, struct ct_tl_thread *th,
     th->cap = th->nsteps;
   }
   free(tmp.steps);
-  ct_timeline_warn(t, "a signal interrupted %s at %s:%u and a handler ran on top of it (the "
-                   "stack's <signal handler called>): its steps since its last record are shown "
-                   "before the handler's", loc && loc->function ? loc->function : "??",
-                   loc && loc->file ? loc->file : "?", loc ? loc->line : 0);
 }
 
 void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs) {
@@ -818,11 +826,7 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
       break;
     }
     int bridged = 0;
-    struct ct_code_view code = function_code(rf, link);
-    if (dw && (f->flags & CT_FN_ACC_VAR) && rf->have_cfa)
-      rc = ct_dwarf_variable_bridged(dw, link, CT_ACC_VAR_NAME, &rf->regs, rf->cfa,
-                                     rf->mod->bias, ct_dump_read_stack, t->dump,
-                                     code.bytes ? &code : NULL, &acc, &bridged);
+    rc = frame_accumulator(t, rf, f, &acc, &bridged);
     if (rc == 0) {
       t->pending_recovered = 1;
       pending_path(t, th, cs, rf, f, acc, i == 0, i ? frame_symbol(&frames[i - 1]) : NULL,

@@ -28,6 +28,7 @@ crashtrail changes); both test suites; the crash.
 Usage: package_suite.py --package gawk|bash --crashtrail-build BUILD --work DIR
 """
 import argparse
+import difflib
 import glob
 import os
 import re
@@ -217,7 +218,6 @@ def bash_suites(plain, ct, work):
     if flaky:
         log(f"differed once, the same when run again: {', '.join(flaky)}")
     if still:
-        import difflib
         n = still[0]
         diff = "\n".join(list(difflib.unified_diff(a[n], b[n], "plain", "crashtrail",
                                                     lineterm=""))[:60])
