@@ -37,6 +37,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/SpecialCaseList.h"
 #include "llvm/Support/VirtualFileSystem.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <set>
 
@@ -139,7 +140,10 @@ static void upgradeLineTablesOnlyUnits(Module &M) {
 }
 
 // w0 holds the function's own address; a preemptible symbol would be read through the GOT and
-// could name another module's definition, so such functions get a local alias.
+// could name another module's definition, so such functions get a local alias. The metadata
+// names every anchor from inline assembly, which the optimizer does not see: anchors are kept
+// alive in llvm.compiler.used (an alias no record code uses, as in a function that only traps,
+// was otherwise dropped and left an undefined symbol behind).
 static GlobalValue *anchorFor(Function &F) {
   if (F.isDSOLocal() || F.hasLocalLinkage()) return &F;
   return GlobalAlias::create(GlobalValue::InternalLinkage, F.getName() + ".crashtrail", &F);
@@ -207,8 +211,10 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
   }
   MetadataWriter Meta(M);
   bool AnyAccVar = false;
+  std::vector<GlobalValue *> Anchors;
   for (FunctionPlan &P : Plans) {
     P.Anchor = anchorFor(*P.F);
+    Anchors.push_back(P.Anchor);
     if (P.NumTableEntries) {
       P.Table = Table;
       P.TableTy = TableTy;
@@ -219,6 +225,7 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
     Meta.add(P);
   }
   Meta.emit();
+  appendToCompilerUsed(M, Anchors);
   if (AnyAccVar) upgradeLineTablesOnlyUnits(M);
   return PreservedAnalyses::none();
 }
