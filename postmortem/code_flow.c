@@ -267,3 +267,56 @@ out:
   cs_close(&cs);
   return found;
 }
+
+struct ct_flow_calls {
+  csh cs;
+  cs_insn *x;
+};
+
+struct ct_flow_calls *ct_flow_calls_open(void) {
+  struct ct_flow_calls *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK) {
+    free(c);
+    return NULL;
+  }
+  if (!(c->x = cs_malloc(c->cs))) {
+    ct_flow_calls_close(c);
+    return NULL;
+  }
+  return c;
+}
+
+void ct_flow_calls_close(struct ct_flow_calls *c) {
+  if (!c) return;
+  if (c->x) cs_free(c->x, 1);
+  cs_close(&c->cs);
+  free(c);
+}
+
+long ct_flow_call_returns(struct ct_flow_calls *c, const struct ct_code_view *code, uint64_t **out) {
+  uint64_t *rets = NULL;
+  size_t n = 0, cap = 0;
+  *out = NULL;
+  if (!c || !code->bytes || code->hi <= code->lo) return -1;
+  const uint8_t *p = code->bytes;
+  size_t left = (size_t)(code->hi - code->lo);
+  uint64_t addr = code->lo;
+  while (left > 0) {
+    if (!cs_disasm_iter(c->cs, &p, &left, &addr, c->x)) goto fail; /* not code to the end */
+    if (c->x->id != X86_INS_CALL) continue;
+    if (n == cap) {
+      size_t ncap = cap ? 2 * cap : 64;
+      uint64_t *r = realloc(rets, ncap * sizeof *r);
+      if (!r) goto fail;
+      rets = r;
+      cap = ncap;
+    }
+    rets[n++] = addr; /* cs_disasm_iter has moved addr past the call */
+  }
+  *out = rets;
+  return (long)n;
+fail:
+  free(rets);
+  return -1;
+}

@@ -62,4 +62,15 @@ int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_f
 int ct_flow_slot_rewritten(const struct ct_code_view *code, uint64_t from, uint64_t to,
                            int *base, int64_t *disp);
 
+/* A decoder of calls, opened once for many functions (opening one clears capstone's tables). */
+struct ct_flow_calls;
+struct ct_flow_calls *ct_flow_calls_open(void);
+void ct_flow_calls_close(struct ct_flow_calls *c);
+
+/* The return addresses of the calls (direct and indirect) in code [lo, hi), decoded linearly,
+ * in address order, into *out (malloc'ed: free it). For code DWARF says nothing of: clang
+ * emits call-site entries only when it optimises. Returns how many, or -1 when the code cannot
+ * be decoded to its end or memory runs out (*out is then NULL). */
+long ct_flow_call_returns(struct ct_flow_calls *c, const struct ct_code_view *code, uint64_t **out);
+
 #endif

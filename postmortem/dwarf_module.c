@@ -1612,6 +1612,17 @@ long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start, struct ct_lin
     return (long)(hi - lo);
 }
 
+int ct_dwarf_unit_has_call_sites(struct ct_dwarf *d, uint64_t fn_start)
+{
+    struct ct_dw_cu *cu = cu_with(d, fn_start, CU_WANT(CT_DW_CU_CALLS));
+    return cu && cu->ncall_rets > 0;
+}
+
+uint64_t ct_dwarf_function_end(struct ct_dwarf *d, uint64_t fn_start)
+{
+    return symbol_end(d, fn_start);
+}
+
 long ct_dwarf_call_returns(struct ct_dwarf *d, uint64_t fn_start, const uint64_t **out)
 {
     struct ct_dw_cu *cu = cu_with(d, fn_start, CU_WANT(CT_DW_CU_CALLS));

@@ -146,6 +146,13 @@ long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start, struct ct_lin
  * many (0 when DWARF has none). */
 long ct_dwarf_call_returns(struct ct_dwarf *d, uint64_t fn_start, const uint64_t **out);
 
+/* Whether the unit of the function that starts at fn_start has call-site entries at all
+ * (clang writes them only when it optimises). */
+int ct_dwarf_unit_has_call_sites(struct ct_dwarf *d, uint64_t fn_start);
+
+/* The end of the sized ELF function symbol that starts at fn_start, or UINT64_MAX. */
+uint64_t ct_dwarf_function_end(struct ct_dwarf *d, uint64_t fn_start);
+
 /* Function containing link_pc from DWARF (the innermost DW_TAG_subprogram
  * whose ranges contain it, i.e. the out-of-line function, not an inlined
  * one), or NULL.  The string lives as long as d. */

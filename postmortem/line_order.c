@@ -23,8 +23,11 @@
  *    lines (what a debugger or the CPU shows for it);
  *  - a block that ends in a call (the pass splits blocks after calls) runs code after the call
  *    returns: the copy of the result, which carries the call's line. DWARF's call-site entries
- *    give each call's return address; the block's rows from there on are shown at the start
- *    of the block the call returns to, after the callee's steps, where the CPU runs them.
+ *    give each call's return address (clang writes them only when it optimises; without them
+ *    the calls are found in the function's machine code: at -O0 the register allocator spills
+ *    a call's result right after it, under the call's line, which the IR does not show); the
+ *    block's rows from there on are shown at the start of the block the call returns to,
+ *    after the callee's steps, where the CPU runs them.
  *
  * Invariants: only functions flagged CT_FN_BLOCK_DISC are touched, and only when at least one
  * of their rows carries a block's discriminator (a binary without line tables keeps IR order);
@@ -37,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "code_flow.h"
 #include "crashtrail/abi.h"
 
 static const char *base_name(const char *p) {
@@ -181,14 +185,19 @@ static int moved_rows(const uint32_t *owner, const size_t *count, size_t lo, siz
 /* Groups f's rows by the block they are shown in (a counting sort: each group in address
  * order), splits them into runs, finds the calls' return addresses, and reorders. 1 done, 0
  * nothing to do, -1 out of memory. */
+struct code_source {
+  const struct ct_elf *elf; /* the module's file, or NULL */
+  struct ct_flow_calls *calls; /* opened on first use */
+};
+
 static int order_rows(struct ct_meta *m, struct ct_mfunc *f, struct ct_dwarf *d,
-                      const struct ct_line_row *rows, size_t n) {
+                      struct code_source *code_src, const struct ct_line_row *rows, size_t n) {
   uint32_t nb = f->nblocks;
   uint32_t *run = malloc((n ? n : 1) * sizeof *run), *owner = calloc(n ? n : 1, sizeof *owner);
   uint8_t *guest = calloc(n ? n : 1, 1);
   size_t *start = calloc(nb + 2, sizeof *start), *pos = calloc(nb + 2, sizeof *pos);
   size_t *byblock = malloc((n ? n : 1) * sizeof *byblock);
-  uint64_t *ret = calloc(nb, sizeof *ret);
+  uint64_t *ret = calloc(nb, sizeof *ret), *decoded = NULL; /* decoded: calls found in the code */
   int rc = -1, tagged = 0;
   if (!run || !owner || !guest || !start || !pos || !byblock || !ret) goto out;
   /* A row is shown in its own block: one of a nonzero line with a block's discriminator
@@ -241,6 +250,20 @@ static int order_rows(struct ct_meta *m, struct ct_mfunc *f, struct ct_dwarf *d,
    * its return address is the highest of the call sites whose call instruction is its code. */
   const uint64_t *rets = NULL;
   long nret = ct_dwarf_call_returns(d, f->addr, &rets);
+  int calls = 0; /* whether a block with lines ends in a call */
+  for (uint32_t b = 0; b < nb && !calls; b++)
+    calls = f->blocks[b].nlines &&
+            (f->blocks[b].term == CT_TERM_CALL || f->blocks[b].term == CT_TERM_INVOKE);
+  if (nret == 0 && calls && code_src->elf && !ct_dwarf_unit_has_call_sites(d, f->addr)) {
+    uint64_t end = ct_dwarf_function_end(d, f->addr);
+    struct ct_code_view code = {NULL, f->addr, end, NULL, NULL};
+    if (end != UINT64_MAX && end > f->addr && end - f->addr < (64u << 20))
+      code.bytes = ct_elf_bytes_at(code_src->elf, f->addr, (size_t)(end - f->addr));
+    if (code.bytes && !code_src->calls) code_src->calls = ct_flow_calls_open();
+    nret = code.bytes ? ct_flow_call_returns(code_src->calls, &code, &decoded) : 0;
+    if (nret < 0) nret = 0; /* undecodable: the block keeps its rows where they are */
+    rets = decoded;
+  }
   for (long k = 0; k < nret; k++) {
     long at = row_at(rows, n, rets[k] - 1);
     uint32_t disc = at >= 0 && owner[at] && !guest[at] ? owner[at] : 0;
@@ -252,6 +275,7 @@ static int order_rows(struct ct_meta *m, struct ct_mfunc *f, struct ct_dwarf *d,
   struct fn_rows fr = {f, rows, n, owner, guest, run, byblock, start, ret};
   rc = order_function(m, f, &fr) == 0 ? 1 : -1;
 out:
+  free(decoded);
   free(run);
   free(owner);
   free(guest);
@@ -262,17 +286,22 @@ out:
   return rc;
 }
 
-long ct_meta_order_lines(struct ct_meta *m, struct ct_dwarf *d) {
+long ct_meta_order_lines(struct ct_meta *m, struct ct_dwarf *d, const struct ct_elf *elf) {
   long done = 0;
+  struct code_source code_src = {elf, NULL};
   for (size_t i = 0; i < m->nfuncs; i++) {
     struct ct_mfunc *f = &m->funcs[i];
     if (!(f->flags & CT_FN_BLOCK_DISC) || !f->nblocks) continue;
     struct ct_line_row *rows = NULL;
     long n = ct_dwarf_function_rows(d, f->addr, &rows);
-    int rc = n < 0 ? -1 : order_rows(m, f, d, rows, (size_t)n);
+    int rc = n < 0 ? -1 : order_rows(m, f, d, &code_src, rows, (size_t)n);
     free(rows);
-    if (rc < 0) return -1;
+    if (rc < 0) {
+      done = -1;
+      break;
+    }
     done += rc;
   }
+  ct_flow_calls_close(code_src.calls);
   return done;
 }

@@ -140,7 +140,7 @@ static int order_lines(struct ct_meta *meta, void *arg) {
   while (i < meta->nfuncs && !(meta->funcs[i].flags & CT_FN_BLOCK_DISC)) i++;
   if (i == meta->nfuncs) return 0;
   struct ct_dwarf *d = ct_module_dwarf(m);
-  return d && ct_meta_order_lines(meta, d) < 0 ? -1 : 0;
+  return d && ct_meta_order_lines(meta, d, m->elf) < 0 ? -1 : 0;
 }
 
 static int load_metadata(struct ct_module *m, char *err, size_t errlen) {

@@ -475,20 +475,33 @@ static int newest_record_end(struct ct_callstack *cs, const struct raw_frame *rf
   return st == CT_WALK_END;
 }
 
-/* The frame stopped right after a flush stored the ring position (the record is in the ring)
- * and before its accumulator restarted or control left (a call, a return): the accumulator
+/* Whether the instruction before the pc stores a ring position, or one a few bytes before it
+ * (at most 32) with straight-line code between (no jump, call or return): -O0 reloads a
+ * return value from its stack slot after a return's flush (`mov -0x31(%rbp),%al`). */
+static int position_stored_before(const struct raw_frame *rf) {
+  for (uint64_t end = rf->link; end + 32 >= rf->link && end > 9; end--)
+    if (tls_store_ends_at(rf, end)) return end == rf->link || falls_through_to(rf, end, rf->link);
+  return 0;
+}
+
+/* The frame stopped after a flush stored the ring position (the record is in the ring) and
+ * before its accumulator restarted or control left (a call, a return): the accumulator
  * still holds the record's bits, which its DWARF location names until the register is
- * overwritten. Requires the newest record to be this frame's function with this value, its
- * walk to end at a flush, and the instruction before the pc to be the position's store.
+ * overwritten. Requires the newest record to be this frame's function, its walk to end at a
+ * flush, and the position's store to end at the pc or just before it with nothing between
+ * that could leave (position_stored_before).
  * Returns 0 if not; 1 for a check point that fired (*acc becomes what the frame has in effect:
  * the check's site with no bits); 2 for a call's or a return's flush (nothing has run since). */
 static int after_flush_commit(struct ct_callstack *cs, const struct raw_frame *rf,
                               const struct ct_mfunc *f, uint64_t fn_start, uint64_t *acc) {
   uint64_t racc;
   struct ct_walk w;
-  if (!newest_record_end(cs, rf, f, fn_start, &racc, &w) || racc != *acc ||
-      !tls_store_ends_at(rf, rf->link))
+  /* The store ran and nothing after it could have written another record: the newest record
+   * is the one it committed. Its value is not compared with the frame's accumulator, which
+   * DWARF may no longer find after the epilogue's `pop %rbp` (-O0's frame base). */
+  if (!newest_record_end(cs, rf, f, fn_start, &racc, &w) || !position_stored_before(rf))
     return 0;
+  *acc = racc;
   if (!ended_at_check(f, &w)) return 2;
   if (f->block_site[w.end] < 0) return 0;
   *acc = (1ull << f->site_bits) | (uint64_t)f->block_site[w.end];

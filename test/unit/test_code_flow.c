@@ -15,6 +15,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "code_flow.h"
@@ -364,5 +365,32 @@ int main(void) {
   uint8_t junk[4] = {0x90, 0x90, 0x90, 0x0f};
   expect("code that does not decode to its end",
          bridge(junk, sizeof junk, 0x1000, 0x1002, first_only, N(first_only), &from), -1, from, 0);
+
+  /* ct_flow_call_returns: the calls' return addresses, for code without DWARF call sites. */
+  struct ct_flow_calls *calls = ct_flow_calls_open();
+  uint64_t *rets = NULL;
+  struct ct_code_view pc_view = {precall, LO, LO + sizeof precall, NULL, NULL};
+  long n = ct_flow_call_returns(calls, &pc_view, &rets);
+  if (n != 2 || rets[0] != 0x3adb5 || rets[1] != 0x3adc4) {
+    fprintf(stderr, "FAIL: luaD_precall's calls: %ld, want 2 (3adb5, 3adc4)\n", n);
+    failures++;
+  }
+  free(rets);
+  /* 1000 call *%rax   1002 nop   1003 call 1009 (rel32 1)   1008 nop   1009 ret */
+  const uint8_t two_calls[] = {0xff, 0xd0, 0x90, 0xe8, 0x01, 0x00, 0x00, 0x00, 0x90, 0xc3};
+  struct ct_code_view tc_view = {two_calls, 0x1000, 0x1000 + sizeof two_calls, NULL, NULL};
+  n = ct_flow_call_returns(calls, &tc_view, &rets);
+  if (n != 2 || rets[0] != 0x1002 || rets[1] != 0x1008) {
+    fprintf(stderr, "FAIL: an indirect and a direct call: %ld, want 2 (1002, 1008)\n", n);
+    failures++;
+  }
+  free(rets);
+  struct ct_code_view junk_view = {junk, 0x1000, 0x1000 + sizeof junk, NULL, NULL};
+  n = ct_flow_call_returns(calls, &junk_view, &rets);
+  if (n != -1 || rets) {
+    fprintf(stderr, "FAIL: calls of code that does not decode: %ld, want -1\n", n);
+    failures++;
+  }
+  ct_flow_calls_close(calls);
   return failures ? 1 : 0;
 }

@@ -424,9 +424,34 @@ def sunk_case_code(args):
         len(tested), "; ".join(bad) if bad else "the lines since the switch are the CPU's")
 
 
+def call_result_spill(args):
+    r = Repro(args, "call_result_spill", "O0")
+    o, t = r.run()
+    call = line_of(r.src, "return scale(x)")
+    o, t = after_last(o, call - 4), after_last(t, call - 4)  # from scale()'s body on
+    return o != t, "after scale()'s line %d: CPU %s, timeline %s" % (call - 4, o, t)
+
+
+def return_flush_epilogue(args):
+    r = Repro(args, "return_flush_epilogue", "O0")
+    ins, rel = r.instructions("next_char")
+    stores = [k for k, (_, t) in enumerate(ins) if re.match(r"mov\s+%\w+,%fs:", t)]
+    rets = [k for k, (_, t) in enumerate(ins) if t.startswith("ret")]
+    if not stores or not rets or stores[-1] > rets[-1]:
+        return True, "no position store before next_char()'s ret: nothing tested"
+    bad = []
+    for a, _ in ins[stores[-1] + 1:rets[-1] + 1]:
+        o, t = r.run("-a", "%d:3" % (rel + a))
+        if o[-8:] != t[-8:]:
+            bad.append("signal at next_char+%#x: CPU %s, timeline %s" % (a - ins[0][0], o[-8:], t[-8:]))
+    return bool(bad), "%d signals between next_char()'s last position store and its ret; %s" % (
+        rets[-1] - stores[-1], "; ".join(bad) if bad else "every last 8 lines right")
+
+
 CHECKS = [decl_line, libc_call, lifetime_lines, crash_line_twice, line0_crash_step, prologue_signal,
           refill_signal, edge_store_signal, valgrind_dwarf5, lua_dispatch, line_order, entry_hoist,
-          check_flush_signal, call_signal, line0_block_start, sunk_case_code]
+          check_flush_signal, call_signal, line0_block_start, sunk_case_code, call_result_spill,
+          return_flush_epilogue]
 
 
 def main():
