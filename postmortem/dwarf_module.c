@@ -30,10 +30,6 @@
 
 #include "dwarf_module_internal.h"
 
-/* Provided by a C++ runtime when the final program links one. */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-                            int *status) __attribute__((weak));
-
 #define CT_DW_CHUNK 65536
 
 struct ct_dw_chunk {
@@ -563,22 +559,11 @@ int ct_dw_walk(struct ct_dwarf *d, Dwarf_Die root, ct_dw_visit_fn visit, void *a
 /* ------------------------------------------------------------------ */
 /* names                                                               */
 
-/* Returns the display form: demangled linkage name if possible, else the
- * plain name, else the raw linkage name, else NULL. */
+/* Returns the display form: the plain name (DW_AT_name: "readToken", as debuggers show a
+ * frame), else the raw linkage name, else NULL. */
 static const char *display_name(struct ct_dwarf *d, const char *plain, const char *linkage)
 {
-    if (linkage && linkage[0] == '_' && linkage[1] == 'Z' && __cxa_demangle) {
-        int status = -1;
-        char *dm = __cxa_demangle(linkage, NULL, NULL, &status);
-        if (dm && status == 0) {
-            const char *copy = ct_dw_pool_strndup(&d->pool, dm, strlen(dm));
-            free(dm);
-            if (copy)
-                return copy;
-        } else {
-            free(dm);
-        }
-    }
+    (void)d;
     return plain ? plain : linkage;
 }
 

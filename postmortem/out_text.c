@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "crashtrail/abi.h"
+#include "cxx_names.h"
 #include "dwarf_module.h"
 #include "outputs.h"
 #include "source_cache.h"
@@ -49,10 +50,12 @@ static void print_step(FILE *out, const struct ct_timeline *t, const struct ct_s
                        const char *indent, struct ct_sources *src, const struct style *st) {
   const char *text = ct_source_line(src, s->file, s->line);
   int crash = (s->flags & CT_STEP_CRASH) != 0;
+  char shortened[64];
+  const char *fn = s->function ? ct_cxx_short_name(s->function, shortened, sizeof shortened) : "?";
   while (text && (*text == ' ' || *text == '\t')) text++;
   fprintf(out, "%s%6zu %s%-10.10s%s %*s%s%-20.20s%s %s%s:%u%s", crash ? st->red : "", seq, st->dim,
           module_name(t, s->module), st->reset, (int)(s->depth > 12 ? 12 : s->depth), "",
-          crash ? st->red : st->cyan, s->function ? s->function : "?", st->reset, indent,
+          crash ? st->red : st->cyan, fn, st->reset, indent,
           short_path(s->file), s->line, crash ? st->reset : "");
   if (text) fprintf(out, "  %s| %.100s%s", st->dim, text, st->reset);
   if (s->flags & CT_STEP_UNCERTAIN) fprintf(out, "  %s(uncertain)%s", st->yellow, st->reset);
@@ -186,9 +189,12 @@ static void print_exec(FILE *out, const struct ct_timeline *t, const char *title
   fprintf(out, "\n%s%s (%zu lines, newest last, times to %.1f %s; showing the last 20):%s\n",
           st->bold, title, n, res >= 1e6 ? res / 1e6 : res / 1e3, res >= 1e6 ? "ms" : "us",
           st->reset);
-  for (size_t i = n > 20 ? n - 20 : 0; i < n; i++)
-    fprintf(out, "  %-10.10s %-24.24s %s:%u\n", module_name(t, e[i].module), e[i].function,
+  for (size_t i = n > 20 ? n - 20 : 0; i < n; i++) {
+    char shortened[64];
+    fprintf(out, "  %-10.10s %-24.24s %s:%u\n", module_name(t, e[i].module),
+            e[i].function ? ct_cxx_short_name(e[i].function, shortened, sizeof shortened) : "?",
             short_path(e[i].file), e[i].line);
+  }
 }
 
 void ct_write_text(const struct ct_timeline *t, FILE *out, const struct ct_text_opts *o) {

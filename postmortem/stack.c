@@ -20,6 +20,7 @@
 
 #include "crashtrail/abi.h"
 #include "callstack.h"
+#include "cxx_names.h"
 #include "decoder.h"
 #include "dwarf_module.h"
 #include "elf_file.h"
@@ -59,6 +60,7 @@ static void symbolise(struct ct_timeline *t, struct ct_tl_thread *th, struct raw
                       int first) {
   uint64_t pc = rf->regs.r[16];
   struct ct_frame out = {pc, -1, "??", NULL, 0, 0, 0};
+  const char *shown = NULL; /* a C++ symbol's name demangled, when the name is a symbol's */
   rf->nloc = 0;
   if (rf->mod) {
     uint64_t link = rf->link = pc - rf->mod->bias - (first ? 0 : 1);
@@ -67,6 +69,13 @@ static void symbolise(struct ct_timeline *t, struct ct_tl_thread *th, struct raw
     if (dw) rf->nloc = ct_dwarf_lookup(dw, link, rf->loc, 16);
     if (rf->nloc == 0 || !rf->loc[0].function) {
       const char *sym = module_symbol(rf->mod, link, NULL, NULL);
+      char *readable = ct_cxx_demangle(sym); /* "_ZSt9terminatev" is std::terminate */
+      if (readable) {
+        char buf[128];
+        const char *s = ct_cxx_short_name(readable, buf, sizeof buf);
+        shown = ct_arena_strndup(&t->arena, s, strlen(s));
+        free(readable);
+      }
       if (sym) {
         rf->loc[0] = (struct ct_srcloc){sym, rf->nloc ? rf->loc[0].file : NULL,
                                         rf->nloc ? rf->loc[0].line : 0, 0};
@@ -76,6 +85,7 @@ static void symbolise(struct ct_timeline *t, struct ct_tl_thread *th, struct raw
   }
   for (int i = 0; i < rf->nloc; i++) {
     out.function = rf->loc[i].function ? rf->loc[i].function : "??";
+    if (i == 0 && shown) out.function = shown;
     out.file = rf->loc[i].file;
     out.line = rf->loc[i].line;
     out.col = rf->loc[i].column;
