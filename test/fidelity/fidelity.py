@@ -14,6 +14,9 @@ Programs, all built by this script from Debian source packages (apt-get source):
   lua           the Lua 5.4 interpreter running programs/workload.lua     (crash: kill)
   lua-api       programs/lua_misuse.c: lua_pushstring(NULL, ...)           (crash: real)
   threads       programs/threads.c: worker threads; one dereferences NULL (crash: real, kill)
+  jsoncpp       programs/jsoncpp_misuse.cpp (C++): jsoncpp 1.9.5 (libjsoncpp) writing, parsing and
+                converting documents, with exceptions thrown in the library and caught in the
+                driver every round; a NULL document to Json::Reader::parse (crash: real, kill)
   csmith        csmith programs with a NULL store injected after a random statement (crash: real)
 A "kill" crash is SIGSEGV sent with kill(2) by steptrace, an outside process, at a random moment
 chosen by the seed: the program runs natively up to the H-th call of a hot function (H uniform over
@@ -50,22 +53,24 @@ CC = "clang-14"
 TARGET_LCS = {"O0": 0.99, "O2": 0.97}
 CSMITH_INC = "/usr/include/csmith"
 CSMITH_MAX_STEPS = 1500000
-KILL_AT = {"sqlite-shell": "sqlite3VdbeExec", "lua": "luaV_execute", "threads": "round_of_work"}
+KILL_AT = {"sqlite-shell": "sqlite3VdbeExec", "lua": "luaV_execute", "threads": "round_of_work",
+           "jsoncpp": "_ZN4Json9OurReader9readValueEv"}
 CSMITH_MIN_PROGRESS, CSMITH_MAX_PROGRESS = 300, 20000
 
 # (program, opt, crash kind, seed); the CI set is small and fixed, the full set is the matrix.
 # The CI set: runs that meet the targets today (a regression guard); the full matrix shows where
 # crashtrail misses them and docs/fidelity.md says why.
 CI_SET = [("sqlite-api", "O2", "real", 0), ("lua-api", "O2", "real", 0), ("threads", "O2", "real", 0),
-          ("csmith", "O0", "real", 1), ("csmith", "O2", "real", 1), ("csmith", "O2", "real", 14)]
+          ("csmith", "O0", "real", 1), ("csmith", "O2", "real", 1), ("csmith", "O2", "real", 14),
+          ("jsoncpp", "O0", "kill", 5), ("jsoncpp", "O2", "kill", 1)]
 
 
 def full_set():
     cases = []
     for opt in ("O0", "O2"):
-        for prog in ("sqlite-shell", "lua", "threads"):
+        for prog in ("sqlite-shell", "lua", "threads", "jsoncpp"):
             cases += [(prog, opt, "kill", s) for s in range(1, 6)]
-        for prog in ("sqlite-api", "lua-api", "threads"):
+        for prog in ("sqlite-api", "lua-api", "threads", "jsoncpp"):
             cases.append((prog, opt, "real", 0))
         cases += [("csmith", opt, "real", s) for s in range(1, 16)]
     return cases
@@ -251,6 +256,19 @@ def build_lua(env, opt, what, plain=False):
     return link(env, os.path.join(d, "lua_misuse"), core + [drv], opt, ["-lm", "-ldl"], plain)
 
 
+def build_jsoncpp(env, opt, plain=False):
+    """jsoncpp's three units and the driver, linked statically into one C++ program."""
+    root = source_root(env, "libjsoncpp", "libjsoncpp-1.*")
+    d = out_dir(env, "jsoncpp", opt, plain)
+    flags = ["-I" + os.path.join(root, "include")]
+    units = sorted(glob.glob(os.path.join(root, "src", "lib_json", "*.cpp")))
+    units.append(os.path.join(HERE, "programs", "jsoncpp_misuse.cpp"))
+    with concurrent.futures.ThreadPoolExecutor(env.jobs) as pool:
+        objs = list(pool.map(lambda c: compile_obj(env, c, os.path.join(
+            d, os.path.basename(c)[:-4] + ".o"), opt, flags, plain), units))
+    return link(env, os.path.join(d, "jsoncpp_misuse"), objs, opt, ["-lstdc++", "-lm"], plain)
+
+
 def build_threads(env, opt, plain=False):
     d = out_dir(env, "threads", opt, plain)
     src = os.path.join(HERE, "programs", "threads.c")
@@ -378,6 +396,8 @@ def plain_twin(env, prog, opt, kind, exe):
         return build_sqlite(env, opt, "shell" if prog == "sqlite-shell" else "driver", True)
     if prog.startswith("lua"):
         return build_lua(env, opt, "interp" if prog == "lua" else "driver", True)
+    if prog == "jsoncpp":
+        return build_jsoncpp(env, opt, True)
     return build_threads(env, opt, True)
 
 
@@ -397,6 +417,10 @@ def case_spec(env, prog, opt, kind):
     if prog == "lua-api":
         exe = build_lua(env, opt, "driver")
         return exe, [exe, wl_lua], None, ("send", 14)
+    if prog == "jsoncpp":
+        exe = build_jsoncpp(env, opt)
+        # Real: the oracle starts at the last round (label's 30th call) and steps into the crash.
+        return exe, [exe, "30"], None, (None if kind == "kill" else ("label", 30))
     if prog == "threads":
         exe = build_threads(env, opt)
         return exe, [exe, "kill" if kind == "kill" else "crash"], None, \
