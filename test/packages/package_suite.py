@@ -20,12 +20,20 @@ Packages (`--package`):
         and no dump may be written. Crash: a background subshell's loop gets SIGSEGV; the shell
         must report status 139, and the child's dump (its own pid) decode through
         execute_command_internal to main.
+  jsoncpp  jsoncpp 1.9.5 (libjsoncpp), C++: built with CMake as a shared library
+        (CXX=crashtrail-c++), with its unit tests and reader/writer tests, whose every test
+        (some 300: `Testing NAME: OK`, `TESTING: FILE OK`) must give the plain build's result.
+        Exceptions are thrown inside libjsoncpp.so and caught in the test programs (two
+        instrumented modules). Crash: test/fidelity/programs/jsoncpp_misuse.cpp, linked
+        against the instrumented library, catches exceptions of the library on every round,
+        then hands it a NULL document; the stack must go from the library's reader to
+        final_phase and main, and the timeline show the library's throw and the driver's catch.
 
 Steps: apt-get source (deb-src lines added if apt has none, as fidelity.py does); two builds in
 WORK/PACKAGE (`plain`: clang-14 -O2 -g, `crashtrail`: crashtrail-cc -O2 -g; rebuilt when
 crashtrail changes); both test suites; the crash.
 
-Usage: package_suite.py --package gawk|bash --crashtrail-build BUILD --work DIR
+Usage: package_suite.py --package gawk|bash|jsoncpp --crashtrail-build BUILD --work DIR
 """
 import argparse
 import difflib
@@ -110,6 +118,29 @@ def build(pkg, src, tree, cc, stamp_inputs):
     return binary
 
 
+def build_cmake(pkg, src, tree, cxx, stamp_inputs):
+    """cmake + build in tree (out of the source directory), C++ compiler cxx."""
+    binary = os.path.join(tree, pkg["binary"])
+    stamp = os.path.join(tree, ".built")
+    if os.path.exists(stamp) and all(os.path.getmtime(stamp) > os.path.getmtime(i)
+                                     for i in stamp_inputs):
+        return binary
+    shutil.rmtree(tree, ignore_errors=True)
+    os.makedirs(tree)
+    log(f"cmake and build {os.path.basename(tree)} (CXX={os.path.basename(cxx)})")
+    p = run(["cmake", "-S", src, "-B", tree, "-G", "Ninja", "-DCMAKE_CXX_COMPILER=" + cxx,
+             "-DCMAKE_BUILD_TYPE=None", "-DCMAKE_CXX_FLAGS=-O2 -g"] + pkg["configure"])
+    if p.returncode != 0:
+        fail(f"cmake with {cxx} failed:\n{p.stdout[-3000:]}{p.stderr[-2000:]}")
+    p = run(["cmake", "--build", tree, "-j", str(os.cpu_count() or 1)])
+    missing = [f for f in pkg["built"] if not glob.glob(os.path.join(tree, f))]
+    if p.returncode != 0 or missing:
+        fail(f"the build with {cxx} failed (missing {missing}):\n{p.stdout[-4000:]}{p.stderr[-2000:]}")
+    with open(stamp, "w"):
+        pass
+    return binary
+
+
 # ---- gawk ---------------------------------------------------------------------------------
 def gawk_failed(tree):
     """Runs the suite; the names of the tests that failed (gawk keeps `_NAME` for each)."""
@@ -152,7 +183,7 @@ def gawk_suites(plain, ct, work):
         f"({', '.join(sorted(plain_failed)) or 'nothing'})")
 
 
-def gawk_crash(gawk, dumps):
+def gawk_crash(gawk, dumps, **_):
     """SIGSEGV from outside while the interpreter recurses; gawk's handler aborts."""
     script = ("function f(n) { if (n < 2) return n; return f(n-1) + f(n-2) } "
               "BEGIN { while (1) { s = s + f(15); a[s % 100]++ } }")
@@ -232,7 +263,7 @@ def bash_suites(plain, ct, work):
         f"{', '.join(failing)}); no dump written")
 
 
-def bash_crash(bash, dumps):
+def bash_crash(bash, dumps, **_):
     """A background subshell's loop gets SIGSEGV; the parent reports it."""
     script = ('f() { local i=0; while [ $i -lt 10000000 ]; do i=$((i+1)); x="$x."; '
               'x=${x#.}; done; }; f & p=$!; sleep 1; kill -SEGV $p; wait $p; echo "status=$?"')
@@ -240,6 +271,67 @@ def bash_crash(bash, dumps):
             timeout=60)
     if "status=139" not in p.stdout:
         fail(f"the subshell's status was not 139:\n{p.stdout}{p.stderr[-2000:]}")
+    return p.stderr
+
+
+# ---- jsoncpp ------------------------------------------------------------------------------
+def jsoncpp_results(tree, dumps):
+    """ctest -V: every unit test's and every reader/writer test's result, by name."""
+    t = time.time()
+    p = run(["ctest", "-V"], cwd=tree, env=dict(os.environ, CRASHTRAIL_DIR=dumps), timeout=1200)
+    out = p.stdout + p.stderr
+    results, pending = {}, {}
+    # the unit tests: "N: Testing NAME: OK"; the reader/writer tests: "N: TESTING: FILE CMD",
+    # then (the command echoed to stderr in between) "N: OK" (N: ctest's test number)
+    for line in out.splitlines():
+        m = re.match(r"(\d+): Testing (\S+): (OK|FAILED)$", line)
+        if m:
+            results[m.group(2)] = m.group(3)
+            continue
+        m = re.match(r"(\d+): TESTING: (\S+)", line)
+        if m:
+            pending[m.group(1)] = "%s %s" % (m.group(1), os.path.basename(m.group(2)))
+            continue
+        m = re.match(r"(\d+): (OK|FAILED)$", line)
+        if m and m.group(1) in pending:
+            results[pending.pop(m.group(1))] = m.group(2)
+    if len(results) < 100:
+        fail(f"ctest in {tree} gave {len(results)} test results:\n{out[-3000:]}")
+    failed = sorted(n for n, r in results.items() if r != "OK")
+    log(f"{os.path.basename(tree)}: {len(results)} tests, {len(failed)} failed "
+        f"({', '.join(failed[:5]) or 'none'}) in {time.time() - t:.0f} s")
+    return results
+
+
+def jsoncpp_suites(plain, ct, work):
+    dumps = os.path.join(work, "suite-dumps")
+    shutil.rmtree(dumps, ignore_errors=True)
+    os.makedirs(dumps)
+    a, b = jsoncpp_results(plain, dumps), jsoncpp_results(ct, dumps)
+    if sorted(a) != sorted(b):
+        fail(f"the suites ran different tests: {sorted(set(a) ^ set(b))[:10]}")
+    differ = [n for n in sorted(a) if a[n] != b[n]]
+    if differ:
+        fail(f"tests whose result differs from the plain build's: "
+             f"{', '.join(f'{n} ({a[n]} / {b[n]})' for n in differ[:10])}")
+    written = os.listdir(dumps)
+    if written:
+        fail(f"the test suite left {len(written)} dumps in {dumps}: {written[:5]}")
+    log(f"test suite: each of {len(a)} tests gives the plain build's result; no dump written")
+
+
+def jsoncpp_crash(lib, dumps, ct, src):
+    """The fidelity test's driver, built against the instrumented shared library."""
+    driver = os.path.join(os.path.dirname(dumps), "jsoncpp_misuse")
+    driver_src = os.path.join(HERE, "..", "fidelity", "programs", "jsoncpp_misuse.cpp")
+    p = run([os.path.join(ct, "bin", "crashtrail-c++"), "-O2", "-g", "-I",
+             os.path.join(src, "include"), driver_src, "-o", driver,
+             "-L" + os.path.dirname(lib), "-ljsoncpp", "-Wl,-rpath," + os.path.dirname(lib)])
+    if p.returncode != 0:
+        fail(f"cannot build the driver against {lib}:\n{p.stderr[-3000:]}")
+    p = run([driver, "30"], env=dict(os.environ, CRASHTRAIL_DIR=dumps), timeout=120)
+    if p.returncode != -signal.SIGSEGV:
+        fail(f"the driver ended with status {p.returncode}, not by SIGSEGV:\n{p.stderr[-2000:]}")
     return p.stderr
 
 
@@ -253,6 +345,22 @@ PACKAGES = {
                  built=["bash"], may_fail=[], suites=bash_suites, crash=bash_crash,
                  stack=("execute_command_internal", "main"), crash_line=r"<== crash",
                  steps_in=r"execute_cmd\.c:\d+", signal_frame=False),
+    "jsoncpp": dict(source="libjsoncpp", pattern="libjsoncpp-1.*", binary="lib/libjsoncpp.so", build=build_cmake,
+                    cxx=True, configure=["-DBUILD_SHARED_LIBS=ON", "-DBUILD_STATIC_LIBS=OFF",
+                                         "-DBUILD_OBJECT_LIBS=OFF",
+                                         "-DJSONCPP_WITH_POST_BUILD_UNITTEST=OFF",
+                                         "-DJSONCPP_WITH_PKGCONFIG_SUPPORT=OFF",
+                                         "-DJSONCPP_WITH_CMAKE_PACKAGE=OFF"],
+                    built=["lib/libjsoncpp.so", "bin/jsoncpp_test", "bin/jsontestrunner_exe"],
+                    suites=jsoncpp_suites, crash=jsoncpp_crash,
+                    stack=("readToken", "readValue", "parse", "final_phase", "main"),
+                    steps=20000,  # the last round's exceptions are some 9000 steps back
+                    crash_line=r"json_reader\.cpp:\d+\s+\|\s+Char c = \*current_;\s+<== crash",
+                    # the library's throw (json_value.cpp, from operator>>) and the driver's
+                    # catch (round_trip), in the library's module and the executable's
+                    steps_in=(r"libjsoncpp\S*\s.*json_value\.cpp:\d+\s+\|\s+throw RuntimeError",
+                              r"jsoncpp_m\S*\s.*jsoncpp_misuse\.cpp:\d+\s+\|\s+\+\+thrown;"),
+                    signal_frame=False),
 }
 
 
@@ -260,8 +368,8 @@ def check_dump(ct, pkg, dumps, err):
     files = glob.glob(os.path.join(dumps, "*.ctd"))
     if len(files) != 1:
         fail(f"expected one dump in {dumps}, found {len(files)}:\n{err[-2000:]}")
-    show = run([os.path.join(ct, "bin", "crashtrail"), "show", "--color=never", "--steps=4000",
-                files[0]])
+    show = run([os.path.join(ct, "bin", "crashtrail"), "show", "--color=never",
+                "--steps=%d" % pkg.get("steps", 4000), files[0]])
     if show.returncode != 0:
         fail(f"crashtrail show failed ({show.returncode}):\n{show.stderr[-2000:]}")
     text = show.stdout
@@ -275,8 +383,8 @@ def check_dump(ct, pkg, dumps, err):
         problems.append("the crashed thread's timeline has fewer than 1000 steps")
     if not re.search(pkg["crash_line"], text):
         problems.append("the timeline does not end where expected")
-    if not re.search(pkg["steps_in"], text):
-        problems.append(f"no step matches {pkg['steps_in']}")
+    steps_in = pkg["steps_in"] if isinstance(pkg["steps_in"], tuple) else (pkg["steps_in"],)
+    problems += [f"no step matches {r}" for r in steps_in if not re.search(r, text)]
     if problems:
         fail("; ".join(problems) + "\n" + text[:3000])
     log(f"crash: one dump, {m.group(1)} steps from {m.group(2)} records; stack names "
@@ -292,23 +400,27 @@ def main():
     pkg = PACKAGES[args.package]
     ct = os.path.abspath(args.crashtrail_build)
     work = os.path.join(os.path.abspath(args.work), args.package)
-    ctcc = os.path.join(ct, "bin", "crashtrail-cc")
-    src = fetch(os.path.join(os.path.abspath(args.work), "src"), args.package, pkg["pattern"])
-    plain_cc = shutil.which("clang-14")
+    cxx = pkg.get("cxx", False)
+    ctcc = os.path.join(ct, "bin", "crashtrail-c++" if cxx else "crashtrail-cc")
+    src = fetch(os.path.join(os.path.abspath(args.work), "src"),
+                pkg.get("source", args.package),
+                pkg["pattern"])
+    plain_cc = shutil.which("clang++-14" if cxx else "clang-14")
     if not plain_cc:
         fail("clang-14 not found (scripts/setup.sh installs it)")
     ct_inputs = [ctcc, os.path.join(ct, "lib", "crashtrail-pass.so"),
                  os.path.join(ct, "lib", "libcrashtrail-rt.a")]
     plain, instrumented = os.path.join(work, "plain"), os.path.join(work, "crashtrail")
-    build(pkg, src, plain, plain_cc, [plain_cc])
-    binary = build(pkg, src, instrumented, ctcc, ct_inputs)
+    builder = pkg.get("build", build)
+    builder(pkg, src, plain, plain_cc, [plain_cc])
+    binary = builder(pkg, src, instrumented, ctcc, ct_inputs)
     if ".debug_crashtrail" not in run(["readelf", "-SW", binary]).stdout:
         fail(f"{binary} has no .debug_crashtrail section: the plugin did not run")
     pkg["suites"](plain, instrumented, work)
     dumps = os.path.join(work, "dumps")
     shutil.rmtree(dumps, ignore_errors=True)
     os.makedirs(dumps)
-    check_dump(ct, pkg, dumps, pkg["crash"](binary, dumps))
+    check_dump(ct, pkg, dumps, pkg["crash"](binary, dumps, ct=ct, src=src))
     log("PASS")
 
 
