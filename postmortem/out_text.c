@@ -120,16 +120,19 @@ static void print_calls(FILE *out, const struct ct_timeline *t, const struct ct_
           th->first_seq ? " in the steps kept" : "", st->reset);
   if (calls > 60) fprintf(out, "(%zu calls, the last 60) ... ", calls);
   prev = NULL;
+  char a[64], b[64];
   for (size_t i = 0, k = 0; i < th->nsteps; i++)
     if (new_call(&th->steps[i], &prev) && k++ >= (calls > 60 ? calls - 60 : 0))
-      fprintf(out, "%s%s", shown++ ? " > " : "", th->steps[i].outer);
+      fprintf(out, "%s%s", shown++ ? " > " : "", ct_cxx_short_name(th->steps[i].outer, a, sizeof a));
   fputc('\n', out);
   for (size_t i = 0; i < th->nsteps; i++) {
     if (prev_mod >= 0 && th->steps[i].module != prev_mod) {
       if (transitions++ == 0) fprintf(out, "%sInter-module calls:%s\n", st->bold, st->reset);
       if (transitions <= 20)
-        fprintf(out, "  %s (%s) -> %s (%s)\n", th->steps[i - 1].function,
-                module_name(t, prev_mod), th->steps[i].function, module_name(t, th->steps[i].module));
+        fprintf(out, "  %s (%s) -> %s (%s)\n",
+                ct_cxx_short_name(th->steps[i - 1].function, a, sizeof a), module_name(t, prev_mod),
+                ct_cxx_short_name(th->steps[i].function, b, sizeof b),
+                module_name(t, th->steps[i].module));
     }
     prev_mod = th->steps[i].module;
   }
