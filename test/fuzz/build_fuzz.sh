@@ -15,6 +15,6 @@ done
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 if [ "$mode" = fuzz ]; then san="$san -fsanitize=fuzzer"; driver=(); else driver=("$here/replay_main.c"); fi
 flags="-O1 -g -D_GNU_SOURCE -I$src -I$here/../../include -I/usr/include/libdwarf $san"
-libs="/usr/lib/x86_64-linux-gnu/libdwarf.a -lelf -lz -lsqlite3 -lcapstone"
+libs="/usr/lib/x86_64-linux-gnu/libdwarf.a -lelf -lz -lsqlite3 -lcapstone -lstdc++"
 $cc $flags -DCT_FUZZ_BINARY="\"$here/corpus/target.bin\"" "$here/fuzz_dump.c" "${driver[@]}" "${lib[@]}" $libs -o "$out/fuzz_dump"
 $cc $flags "$here/fuzz_meta.c" "${driver[@]}" "${lib[@]}" $libs -o "$out/fuzz_meta"
