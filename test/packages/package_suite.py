@@ -87,13 +87,18 @@ def failed_targets(out):
             if m.group(1) not in ("all", "all-recursive", "all-am")]
 
 
+def up_to_date(tree, stamp_inputs):
+    """Whether tree was built (its stamp written) after every one of stamp_inputs changed."""
+    stamp = os.path.join(tree, ".built")
+    return os.path.exists(stamp) and all(os.path.getmtime(stamp) > os.path.getmtime(i)
+                                         for i in stamp_inputs)
+
+
 def build(pkg, src, tree, cc, stamp_inputs):
     """configure + make in a copy of the sources (cp -a: the autotools outputs must stay newer
     than their inputs). Rebuilt when the compiler or crashtrail changed."""
     binary = os.path.join(tree, pkg["binary"])
-    stamp = os.path.join(tree, ".built")
-    if os.path.exists(stamp) and all(os.path.getmtime(stamp) > os.path.getmtime(i)
-                                     for i in stamp_inputs):
+    if up_to_date(tree, stamp_inputs):
         return binary
     shutil.rmtree(tree, ignore_errors=True)
     os.makedirs(os.path.dirname(tree), exist_ok=True)
@@ -113,7 +118,7 @@ def build(pkg, src, tree, cc, stamp_inputs):
     if missing or errors:
         fail(f"make with {cc} failed (missing {missing}, failed {errors}):\n"
              f"{p.stdout[-3000:]}{p.stderr[-3000:]}")
-    with open(stamp, "w"):
+    with open(os.path.join(tree, ".built"), "w"):
         pass
     return binary
 
@@ -121,9 +126,7 @@ def build(pkg, src, tree, cc, stamp_inputs):
 def build_cmake(pkg, src, tree, cxx, stamp_inputs):
     """cmake + build in tree (out of the source directory), C++ compiler cxx."""
     binary = os.path.join(tree, pkg["binary"])
-    stamp = os.path.join(tree, ".built")
-    if os.path.exists(stamp) and all(os.path.getmtime(stamp) > os.path.getmtime(i)
-                                     for i in stamp_inputs):
+    if up_to_date(tree, stamp_inputs):
         return binary
     shutil.rmtree(tree, ignore_errors=True)
     os.makedirs(tree)
@@ -136,7 +139,7 @@ def build_cmake(pkg, src, tree, cxx, stamp_inputs):
     missing = [f for f in pkg["built"] if not glob.glob(os.path.join(tree, f))]
     if p.returncode != 0 or missing:
         fail(f"the build with {cxx} failed (missing {missing}):\n{p.stdout[-4000:]}{p.stderr[-2000:]}")
-    with open(stamp, "w"):
+    with open(os.path.join(tree, ".built"), "w"):
         pass
     return binary
 
@@ -230,13 +233,26 @@ def bash_one(tree, name, dumps):
     return normalise(p.stdout + p.stderr, tree)
 
 
-def bash_suites(plain, ct, work):
+def both_suites(plain, ct, work, suite):
+    """Runs suite (tree, dumps) -> {test: result} on both builds, writing dumps to one
+    directory (none expected); the two results, which must name the same tests, and it."""
     dumps = os.path.join(work, "suite-dumps")
     shutil.rmtree(dumps, ignore_errors=True)
     os.makedirs(dumps)
-    a, b = bash_suite(plain, dumps), bash_suite(ct, dumps)
+    a, b = suite(plain, dumps), suite(ct, dumps)
     if sorted(a) != sorted(b):
-        fail(f"the suites ran different tests: {sorted(set(a) ^ set(b))}")
+        fail(f"the suites ran different tests: {sorted(set(a) ^ set(b))[:10]}")
+    return a, b, dumps
+
+
+def no_dumps(dumps):
+    written = os.listdir(dumps)
+    if written:
+        fail(f"the test suite left {len(written)} dumps in {dumps}: {written[:5]}")
+
+
+def bash_suites(plain, ct, work):
+    a, b, dumps = both_suites(plain, ct, work, bash_suite)
     differ = [n for n in sorted(a) if a[n] != b[n]]
     flaky, still = [], []
     for n in differ:
@@ -254,9 +270,7 @@ def bash_suites(plain, ct, work):
                                                     lineterm=""))[:60])
         fail(f"tests whose output differs from the plain build's: {', '.join(still)}\n"
              f"{n}:\n{diff}")
-    written = os.listdir(dumps)
-    if written:
-        fail(f"the test suite left {len(written)} dumps in {dumps}: {written[:5]}")
+    no_dumps(dumps)
     failing = [n for n in sorted(a) if a[n]]
     log(f"test suite: each of {len(a)} tests gives the plain build's output "
         f"({len(failing)} differ from what bash expects on this machine, alike: "
@@ -304,19 +318,12 @@ def jsoncpp_results(tree, dumps):
 
 
 def jsoncpp_suites(plain, ct, work):
-    dumps = os.path.join(work, "suite-dumps")
-    shutil.rmtree(dumps, ignore_errors=True)
-    os.makedirs(dumps)
-    a, b = jsoncpp_results(plain, dumps), jsoncpp_results(ct, dumps)
-    if sorted(a) != sorted(b):
-        fail(f"the suites ran different tests: {sorted(set(a) ^ set(b))[:10]}")
+    a, b, dumps = both_suites(plain, ct, work, jsoncpp_results)
     differ = [n for n in sorted(a) if a[n] != b[n]]
     if differ:
         fail(f"tests whose result differs from the plain build's: "
              f"{', '.join(f'{n} ({a[n]} / {b[n]})' for n in differ[:10])}")
-    written = os.listdir(dumps)
-    if written:
-        fail(f"the test suite left {len(written)} dumps in {dumps}: {written[:5]}")
+    no_dumps(dumps)
     log(f"test suite: each of {len(a)} tests gives the plain build's result; no dump written")
 
 
