@@ -182,14 +182,15 @@ static int moved_rows(const uint32_t *owner, const size_t *count, size_t lo, siz
   return 1;
 }
 
-/* Groups f's rows by the block they are shown in (a counting sort: each group in address
- * order), splits them into runs, finds the calls' return addresses, and reorders. 1 done, 0
- * nothing to do, -1 out of memory. */
+/* Where the calls of a function without DWARF call sites come from: the module's code. */
 struct code_source {
-  const struct ct_elf *elf; /* the module's file, or NULL */
+  const struct ct_elf *elf;    /* the module's file, or NULL */
   struct ct_flow_calls *calls; /* opened on first use */
 };
 
+/* Groups f's rows by the block they are shown in (a counting sort: each group in address
+ * order), splits them into runs, finds the calls' return addresses, and reorders. 1 done, 0
+ * nothing to do, -1 out of memory. */
 static int order_rows(struct ct_meta *m, struct ct_mfunc *f, struct ct_dwarf *d,
                       struct code_source *code_src, const struct ct_line_row *rows, size_t n) {
   uint32_t nb = f->nblocks;
