@@ -561,9 +561,8 @@ int ct_dw_walk(struct ct_dwarf *d, Dwarf_Die root, ct_dw_visit_fn visit, void *a
 
 /* Returns the display form: the plain name (DW_AT_name: "readToken", as debuggers show a
  * frame), else the raw linkage name, else NULL. */
-static const char *display_name(struct ct_dwarf *d, const char *plain, const char *linkage)
+static const char *display_name(const char *plain, const char *linkage)
 {
-    (void)d;
     return plain ? plain : linkage;
 }
 
@@ -649,7 +648,7 @@ static struct ct_dw_name *names_for_off(struct ct_dwarf *d, Dwarf_Off off, int h
         n->off = off;
         n->plain = plain;
         n->linkage = linkage;
-        n->display = display_name(d, plain, linkage);
+        n->display = display_name(plain, linkage);
         d->names_used++;
     }
     return n;
@@ -670,7 +669,7 @@ static const char *scope_name(struct ct_dwarf *d, Dwarf_Die die)
     }
     ct_dw_fail(NULL, d->info, &e, "");
     die_names(d, die, 0, &plain, &linkage);
-    return display_name(d, plain, linkage);
+    return display_name(plain, linkage);
 }
 
 /* ------------------------------------------------------------------ */

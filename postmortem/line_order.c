@@ -182,6 +182,15 @@ static int moved_rows(const uint32_t *owner, const size_t *count, size_t lo, siz
   return 1;
 }
 
+/* Whether a block of f with lines ends in a call (its rows after the call may move). */
+static int has_call_block(const struct ct_mfunc *f) {
+  for (uint32_t b = 0; b < f->nblocks; b++)
+    if (f->blocks[b].nlines &&
+        (f->blocks[b].term == CT_TERM_CALL || f->blocks[b].term == CT_TERM_INVOKE))
+      return 1;
+  return 0;
+}
+
 /* Where the calls of a function without DWARF call sites come from: the module's code. */
 struct code_source {
   const struct ct_elf *elf;    /* the module's file, or NULL */
@@ -251,11 +260,7 @@ static int order_rows(struct ct_meta *m, struct ct_mfunc *f, struct ct_dwarf *d,
    * its return address is the highest of the call sites whose call instruction is its code. */
   const uint64_t *rets = NULL;
   long nret = ct_dwarf_call_returns(d, f->addr, &rets);
-  int calls = 0; /* whether a block with lines ends in a call */
-  for (uint32_t b = 0; b < nb && !calls; b++)
-    calls = f->blocks[b].nlines &&
-            (f->blocks[b].term == CT_TERM_CALL || f->blocks[b].term == CT_TERM_INVOKE);
-  if (nret == 0 && calls && code_src->elf && !ct_dwarf_unit_has_call_sites(d, f->addr)) {
+  if (nret == 0 && code_src->elf && has_call_block(f) && !ct_dwarf_unit_has_call_sites(d, f->addr)) {
     uint64_t end = ct_dwarf_function_end(d, f->addr);
     struct ct_code_view code = {NULL, f->addr, end, NULL, NULL};
     if (end != UINT64_MAX && end > f->addr && end - f->addr < (64u << 20))
