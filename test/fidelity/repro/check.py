@@ -447,11 +447,34 @@ def return_flush_epilogue(args):
     return bool(bad), "%d signals between next_char()'s last position store and its ret; %s" % (
         rets[-1] - stores[-1], "; ".join(bad) if bad else "every last 8 lines right")
 
+def call_args_after_flush(args):
+    r = Repro(args, "call_args_after_flush", "O0")
+    ins, rel = r.instructions("visit")
+    # Every instruction after the last position store before a call of note(), the call's
+    # included (the accumulator's restart, the arguments' moves).
+    calls = []
+    for k, (_, t) in enumerate(ins):
+        if t.startswith("call") and "<note>" in t:
+            stores = [j for j in range(max(0, k - 8), k) if re.match(r"mov\s+%\w+,%fs:", ins[j][1])]
+            if stores:
+                calls += [a for a, _ in ins[stores[-1] + 1:k + 1]]
+    if not calls:
+        return True, "no call of note() after a flush in visit(): nothing tested"
+    call_line = line_of(r.src, "printf(\"%d\\n\", visit(30));")
+    bad = []
+    for a in calls:
+        o, t = r.run("-a", "%d:2" % (rel + a))
+        o, t = after_last(o, call_line), after_last(t, call_line) if call_line in t else t
+        if o != t:
+            bad.append("signal at visit+%#x: CPU %s, timeline %s" % (a - ins[0][0], o[-6:], t[-6:]))
+    return bool(bad), "%d signals between a flush and its call; %s" % (
+        len(calls), "; ".join(bad) if bad else "every line since visit() was called right")
+
 
 CHECKS = [decl_line, libc_call, lifetime_lines, crash_line_twice, line0_crash_step, prologue_signal,
           refill_signal, edge_store_signal, valgrind_dwarf5, lua_dispatch, line_order, entry_hoist,
           check_flush_signal, call_signal, line0_block_start, sunk_case_code, call_result_spill,
-          return_flush_epilogue]
+          return_flush_epilogue, call_args_after_flush]
 
 
 def main():
