@@ -130,6 +130,11 @@ RuntimeGlue::RuntimeGlue(Module &M, bool ComputedRecordIds)
       F->addFnAttr(Attribute::Cold);
       // Cold calls that keep every register: hot code around them needs no spills.
       F->setCallingConv(CallingConv::PreserveMost);
+      // Called through the GOT, never a lazily bound PLT slot: in a shared object the runtime
+      // is another object's, and the dynamic linker's resolver, run at a slot's first call,
+      // keeps only the C convention's argument registers: it would clobber r10, which a
+      // preserve_most caller keeps values in (xz's lzma_decode, packages.xz).
+      F->addFnAttr(Attribute::NonLazyBind);
     }
 
   // The slow paths' calls, with their arguments built here once: a call without arguments

@@ -276,6 +276,15 @@ __crashtrail_ring_refill(uint64_t **pos_tls, struct ct_module_desc *desc) {
   *pos_tls = ct_refill_slot(pos_tls, desc);
 }
 
+/* The runtime calls its own preserve_most entry points through hidden aliases. A call to the
+ * exported name from the shared runtime goes through a PLT slot (clang's -fno-plt spares only
+ * calls to declarations), and a slot's first call runs the dynamic linker's resolver, which
+ * keeps the C convention's argument registers but not r10: the preserve_most caller's own
+ * caller (instrumented code) keeps values there. */
+extern __attribute__((preserve_most, visibility("hidden"))) void
+ct_ring_refill_local(uint64_t **pos_tls, struct ct_module_desc *desc)
+    __attribute__((alias("__crashtrail_ring_refill")));
+
 /* Appends a two-word marker to a ring of the calling thread. any */
 static void ct_ring_put(struct ct_ring *r, uint64_t w0, uint64_t w1) {
   uint64_t *p = *r->pos_tls;
@@ -299,11 +308,13 @@ CT_EXPORT __attribute__((preserve_most)) void __crashtrail_stamp_wrap(void) {
   t->stamp_hi++;
   ct_rings_mark(t, CT_TAG_SEQ);
 }
+extern __attribute__((preserve_most, visibility("hidden"))) void ct_stamp_wrap_local(void)
+    __attribute__((alias("__crashtrail_stamp_wrap")));
 
 /* The thread's next stamp (its low 16 bits wrapping: a SEQ marker in each of its rings). */
 static void ct_stamp_next(void) {
   __crashtrail_stamp += CT_STAMP_INCREMENT;
-  if ((__crashtrail_stamp >> CT_REC_TAG_SHIFT) == 0) __crashtrail_stamp_wrap();
+  if ((__crashtrail_stamp >> CT_REC_TAG_SHIFT) == 0) ct_stamp_wrap_local();
 }
 
 /* The slow path of a stamped flush: taken at a chunk boundary and, once the module stamps (its
@@ -318,7 +329,7 @@ __crashtrail_stamped_slow(uint64_t **pos_tls, struct ct_module_desc *desc) {
     or = __crashtrail_stamp;
   }
   __crashtrail_stamp_or = or;
-  if (((uintptr_t)*pos_tls & (CT_CHUNK_BYTES - 1)) == 0) __crashtrail_ring_refill(pos_tls, desc);
+  if (((uintptr_t)*pos_tls & (CT_CHUNK_BYTES - 1)) == 0) ct_ring_refill_local(pos_tls, desc);
 }
 
 /* Stamping just turned on (a second module registered): the records this thread wrote

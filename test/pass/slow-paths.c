@@ -10,6 +10,12 @@
 // RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clang -fplugin=%plugin -O2 -S %s -o - | FileCheck %s --check-prefix=ASM
 // RUN: %clang -fplugin=%plugin -O2 %s %rt -o %t && env CRASHTRAIL_RING_KB=64 %t | FileCheck %s --check-prefix=OUT
+// In a shared object the runtime is another module's: the stubs call it through the GOT,
+// bound at load time. Through a lazily bound PLT slot, the dynamic linker's resolver would run
+// at the first call and clobber r10, which preserve_most callers keep values in (xz's
+// lzma_decode; e2e.shlib_regs).
+// RUN: %clang -fplugin=%plugin -O2 -fPIC -S %s -o - | FileCheck %s --check-prefix=PIC
+// RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=DECL
 #include <stdio.h>
 
 extern int ext(int); /* defined below, but called through a pointer: may leave the module */
@@ -49,6 +55,13 @@ __attribute__((noinline)) int work(int x) {
 // ASM: callq __crashtrail_stamped_slow_here
 // ASM-LABEL: __crashtrail_refill_here:
 // ASM: __crashtrail_ring_refill
+
+// DECL: declare preserve_mostcc void @__crashtrail_ring_refill({{.*}}) #[[RT:[0-9]+]]
+// DECL: declare preserve_mostcc void @__crashtrail_stamped_slow({{.*}}) #[[RT]]
+// DECL: attributes #[[RT]] = { {{.*}}nonlazybind
+// (With -fPIC every flush here is stamped: the refill's stub, the same code, is not emitted.)
+// PIC-LABEL: __crashtrail_stamped_slow_here:
+// PIC: callq *__crashtrail_stamped_slow@GOTPCREL(%rip)
 
 int ext(int x) { return x * 2; }
 

@@ -562,6 +562,33 @@ def stamping(c):
                 max(g["seqs"] for g in raw["rings"]), len(lens)))
 
 
+@case("lazy_binding")
+def lazy_binding(c):
+    """The runtime's preserve_most entry points are never reached through a lazily bound PLT
+    slot: the dynamic linker's resolver, run at a slot's first call, keeps the C convention's
+    argument registers but not r10, which preserve_most callers keep values in (xz's
+    lzma_decode lost one: packages.xz, e2e.shlib_regs). An instrumented shared object calls them
+    through the GOT (GLOB_DAT, bound at load time); the shared runtime calls its own through
+    hidden aliases (no relocation at all)."""
+    entries = ("__crashtrail_ring_refill", "__crashtrail_stamped_slow", "__crashtrail_stamp_wrap")
+
+    def slots(path, kind):
+        out = subprocess.run(["readelf", "-rW", path], capture_output=True, text=True).stdout
+        return sorted({e for line in out.splitlines() if kind in line
+                       for e in entries if re.search(r"\s%s\b" % e, line)})
+
+    rt = os.path.join(c.args.build, "lib", "libcrashtrail-rt.so")
+    expect(os.path.exists(rt), "no shared runtime at %s" % rt)
+    expect(not slots(rt, "JUMP_SLOT"), "the shared runtime calls %s through its PLT" % slots(rt, "JUMP_SLOT"))
+    lib = c.build(["dl_lib.c"], "libct_dl.so", flags=["-shared", "-fPIC"])
+    expect(not slots(lib, "JUMP_SLOT"), "an instrumented library calls %s through its PLT" %
+           slots(lib, "JUMP_SLOT"))
+    got = slots(lib, "GLOB_DAT")
+    expect("__crashtrail_ring_refill" in got or "__crashtrail_stamped_slow" in got,
+           "an instrumented library does not call the runtime through its GOT: %s" % got)
+    return "no PLT slot for %s; the library binds %s at load time" % (", ".join(entries), ", ".join(got))
+
+
 @case("exited_thread")
 def exited_thread(c):
     """A thread that exited before the crash: its ring is in the dump, marked exited."""
