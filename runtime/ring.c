@@ -27,7 +27,7 @@
  *  - Ring memory is never unmapped: a dump may always read every ring in ct_ring_list. A ring
  *    of an exited thread is reused only when more than CRASHTRAIL_KEEP_EXITED of them exist.
  * Context: refill, stamped_slow and stamp_wrap run in any context (instrumented code runs in signal
- * handlers too): mmap, sigaltstack and clock_gettime only.
+ * handlers too): mmap, sigaltstack, sigprocmask and clock_gettime only.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -89,6 +89,7 @@ static struct ct_thread *ct_thread_get(void) {
     atomic_store_explicit(&ct_now_mask, ~(((uint64_t)1 << ct_cfg.threaded_grain) - 1),
                           memory_order_relaxed);
   ct_thread_setup_altstack(t);
+  ct_unblock_faults(); /* a thread created with every signal blocked could not dump */
   if (ct_thread_key_ok) (void)pthread_setspecific(ct_thread_key, t);
   ct_event(CT_EV_THREAD_START, 0);
   return t;

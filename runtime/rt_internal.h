@@ -145,6 +145,7 @@ CT_HIDDEN extern char ct_last_dump[CT_PATH_MAX];
 /* ---- signals (crash_handler.c, on_demand.c) --------------------------------------------------- */
 CT_HIDDEN void ct_install_crash_handlers(void); /* normal */
 CT_HIDDEN void ct_install_dump_signal(void);    /* normal */
+CT_HIDDEN void ct_unblock_faults(void);         /* any: a thread's first record */
 
 /* ---- start-up (init.c) ------------------------------------------------------------------------ */
 CT_HIDDEN void ct_ensure_init(void);            /* any: cheap after the first call */

@@ -29,13 +29,22 @@ Packages (`--package`):
         then hands it a NULL document; the stack must go from the library's reader to
         final_phase and main, and the timeline show the library's throw and the driver's catch.
 
+  xz  xz-utils 5.4.1: liblzma as a shared library (instrumented, like the xz executable: two
+        modules) and its multi-threaded encoder; `make check` (18 tests: the library's unit
+        tests, and xz compressing and decompressing files with every filter), whose every
+        test must give the plain build's result, with no dump. Crash: `xz -T4` compresses
+        generated text in 256 KiB blocks; one of its worker threads gets SIGSEGV (tgkill); the
+        crashed thread's stack must go through the encoder to liblzma's worker_start, its
+        timeline end in liblzma, and the dump hold the other threads' timelines too.
+
 Steps: apt-get source (deb-src lines added if apt has none, as fidelity.py does); two builds in
 WORK/PACKAGE (`plain`: clang-14 -O2 -g, `crashtrail`: crashtrail-cc -O2 -g; rebuilt when
 crashtrail changes); both test suites; the crash.
 
-Usage: package_suite.py --package gawk|bash|jsoncpp --crashtrail-build BUILD --work DIR
+Usage: package_suite.py --package gawk|bash|jsoncpp|xz --crashtrail-build BUILD --work DIR
 """
 import argparse
+import ctypes
 import difflib
 import glob
 import os
@@ -342,6 +351,82 @@ def jsoncpp_crash(lib, dumps, ct, src):
     return p.stderr
 
 
+# ---- xz -----------------------------------------------------------------------------------
+def xz_results(tree, dumps):
+    """`make check`: every test's automake result (PASS, FAIL, SKIP...), by name."""
+    t = time.time()
+    p = run(["make", "check", f"-j{os.cpu_count() or 1}"], cwd=tree,
+            env=dict(os.environ, CRASHTRAIL_DIR=dumps), timeout=1200)
+    out = p.stdout + p.stderr
+    results = {m.group(2): m.group(1) for m in
+               re.finditer(r"^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR): (\S+)$", out, re.M)}
+    if len(results) < 10:
+        fail(f"make check in {tree} gave {len(results)} test results:\n{out[-3000:]}")
+    failed = sorted(n for n, r in results.items() if r not in ("PASS", "SKIP"))
+    log(f"{os.path.basename(tree)}: {len(results)} tests, {len(failed)} failed "
+        f"({', '.join(failed) or 'none'}) in {time.time() - t:.0f} s")
+    return results
+
+
+def xz_suites(plain, ct, work):
+    a, b, dumps = both_suites(plain, ct, work, xz_results)
+    differ = [n for n in sorted(a) if a[n] != b[n]]
+    if differ:
+        logs = "".join(open(os.path.join(ct, "tests", n + ".log"), errors="replace").read()[-800:]
+                       for n in differ[:2] if os.path.exists(os.path.join(ct, "tests", n + ".log")))
+        fail(f"tests whose result differs from the plain build's: "
+             f"{', '.join(f'{n} ({a[n]} / {b[n]})' for n in differ)}\n{logs}")
+    no_dumps(dumps)
+    log(f"test suite: each of {len(a)} tests gives the plain build's result; no dump written")
+
+
+def xz_input(path, megabytes):
+    """Text of pseudo-random words (deterministic), compressible but not trivially."""
+    import random
+    rng = random.Random(7)
+    words = ["".join(rng.choice("etaoinshrdlucmfwyp") for _ in range(rng.randint(2, 9)))
+             for _ in range(4000)]
+    with open(path, "w") as f:
+        while f.tell() < megabytes << 20:
+            f.write(" ".join(rng.choice(words) for _ in range(4000)) + "\n")
+
+
+def xz_crash(lib, dumps, **_):
+    """xz -T4 compressing in small blocks; SIGSEGV to one of its worker threads."""
+    tree = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(lib))))
+    xz = os.path.join(tree, "src", "xz", ".libs", "xz")
+    data = os.path.join(os.path.dirname(dumps), "input.txt")
+    if not os.path.exists(data):
+        xz_input(data, 48)
+    env = dict(os.environ, CRASHTRAIL_DIR=dumps,
+               LD_LIBRARY_PATH=os.path.join(tree, "src", "liblzma", ".libs"))
+    p = subprocess.Popen([xz, "-T4", "-6", "--block-size=256KiB", "-c", data], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    task = f"/proc/{p.pid}/task"
+    deadline = time.time() + 30
+    workers = []
+    while time.time() < deadline and p.poll() is None:
+        workers = sorted(int(t) for t in os.listdir(task) if int(t) != p.pid) if os.path.isdir(task) else []
+        if len(workers) >= 4:
+            break
+        time.sleep(0.05)
+    if len(workers) < 4:
+        p.kill()
+        fail(f"xz -T4 did not start 4 worker threads (threads other than main: {workers})")
+    time.sleep(1.0)  # the workers deep in their blocks
+    libc = ctypes.CDLL(None, use_errno=True)
+    SYS_tgkill = 234  # x86-64
+    if libc.syscall(SYS_tgkill, p.pid, workers[1], signal.SIGSEGV) != 0:
+        p.kill()
+        fail(f"tgkill failed: errno {ctypes.get_errno()}")
+    _, err = p.communicate(timeout=60)
+    if p.returncode != -signal.SIGSEGV:
+        fail(f"xz ended with status {p.returncode}, not by SIGSEGV:\n{err[-2000:]}")
+    if f"in thread {workers[1]} " not in err:
+        fail(f"the runtime did not report thread {workers[1]} as the crashed one:\n{err[-2000:]}")
+    return err
+
+
 PACKAGES = {
     "gawk": dict(pattern="gawk-5.*", binary="gawk", configure=["--disable-nls"],
                  built=["gawk", "extension/.libs/*.so"], may_fail=[], suites=gawk_suites,
@@ -368,6 +453,14 @@ PACKAGES = {
                     steps_in=(r"libjsoncpp\S*\s.*json_value\.cpp:\d+\s+\|\s+throw RuntimeError",
                               r"jsoncpp_m\S*\s.*jsoncpp_misuse\.cpp:\d+\s+\|\s+\+\+thrown;"),
                     signal_frame=False),
+    "xz": dict(source="xz-utils", pattern="xz-utils-5.*", binary="src/liblzma/.libs/liblzma.so",
+               configure=["--disable-nls", "--disable-doc"],
+               built=["src/xz/.libs/xz", "src/liblzma/.libs/liblzma.so"], may_fail=[],
+               suites=xz_suites, crash=xz_crash, stack=("worker_start",),
+               crash_line=r"liblzma\S*\s.*<== crash",
+               # the worker's encoder (its range coder, match finder) in the library's module
+               steps_in=(r"liblzma\S*\s.*lzma_encoder\S*\.c:\d+", r"liblzma\S*\s.*lz_encoder\S*\.[ch]:\d+"),
+               threads=5, signal_frame=False),
 }
 
 
@@ -392,10 +485,13 @@ def check_dump(ct, pkg, dumps, err):
         problems.append("the timeline does not end where expected")
     steps_in = pkg["steps_in"] if isinstance(pkg["steps_in"], tuple) else (pkg["steps_in"],)
     problems += [f"no step matches {r}" for r in steps_in if not re.search(r, text)]
+    timelines = len(re.findall(r"^Thread \d+ .*steps from \d+ records", text, re.M))
+    if timelines < pkg.get("threads", 1):
+        problems.append(f"{timelines} threads with a timeline, expected {pkg['threads']} or more")
     if problems:
         fail("; ".join(problems) + "\n" + text[:3000])
     log(f"crash: one dump, {m.group(1)} steps from {m.group(2)} records; stack names "
-        f"{' > '.join(pkg['stack'])}")
+        f"{' > '.join(pkg['stack'])}; {timelines} threads with a timeline")
 
 
 def main():

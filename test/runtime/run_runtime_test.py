@@ -368,6 +368,21 @@ def threads8(c):
                                                           th["name"])
 
 
+@case("blocked_signals")
+def blocked_signals(c):
+    """A thread created with every signal blocked faults: the runtime unblocks the fault
+    signals when the thread first records, so the handler runs (a blocked fault signal kills
+    the process without any handler) and the dump names the thread."""
+    exe, plain = c.build_pair(["blocked.c"], "blocked")
+    r, p = c.run([exe]), c.run([plain])
+    same_death(r, p, signal.SIGSEGV)
+    dump = c.one_dump(r)
+    announced(r, dump)
+    th = crashed_thread(c.show(dump), name="ct-blocked")
+    expect(functions(th)[-1] == "worker", "the last step is in %s, not worker" % functions(th)[-1])
+    return "%s; one dump, crashed thread ct-blocked, %d steps" % (r.how(), len(th["steps"]))
+
+
 def truncated_dump(c, r):
     """The nested fault stopped the writer: the file is there, and refused as truncated."""
     files = c.dump_files()
