@@ -3,7 +3,7 @@
  *
  * Fields named in the end-to-end interface keep their meaning forever: format, version,
  * signal, process, crashed_thread, threads[].{tid,name,crashed,steps,stack}, steps[].{seq,
- * module,function,file,line,column}, stack[].{pc,module,function,file,line,inlined},
+ * module,function,file,line,column}, stack[].{pc,module,function,file,line,inlined,scanned},
  * last_executed, first_executed. Everything else is an addition.
  */
 #include <stdio.h>
@@ -179,6 +179,8 @@ static void write_thread(struct jw *w, const struct ct_timeline *t, const struct
     jw_uint(w, f->col);
     jw_key(w, "inlined");
     jw_bool(w, f->inlined);
+    jw_key(w, "scanned");
+    jw_bool(w, f->scanned);
     jw_end_object(w);
   }
   jw_end_array(w);

@@ -162,9 +162,10 @@ static void print_stack(FILE *out, const struct ct_timeline *t, const struct ct_
   fprintf(out, "\n%sStack of thread %u, innermost first:%s\n", st->bold, th->tid, st->reset);
   for (size_t i = 0, n = 0; i < th->nstack; i++) {
     const struct ct_frame *f = &th->stack[i];
-    fprintf(out, "  %s#%-2zu%s %s%-28s%s %s:%u  %s[%s]%s%s\n", st->dim, n, st->reset, st->cyan,
+    fprintf(out, "  %s#%-2zu%s %s%-28s%s %s:%u  %s[%s]%s%s%s\n", st->dim, n, st->reset, st->cyan,
             f->function ? f->function : "??", st->reset, f->file ? short_path(f->file) : "?",
-            f->line, st->dim, module_name(t, f->module), f->inlined ? " (inlined)" : "", st->reset);
+            f->line, st->dim, module_name(t, f->module), f->inlined ? " (inlined)" : "",
+            f->scanned ? " (found by scanning the stack)" : "", st->reset);
     if (!f->inlined) n++;
   }
 }

@@ -4,7 +4,8 @@
  *
  * Unwinding starts from the dumped registers and reads memory only from the dumped stack
  * slice: call-frame information first (.eh_frame/.debug_frame through libdwarf), the frame
- * pointer chain when a module has none. Each frame is symbolised with its inline chain
+ * pointer chain when a module has none, and above code no module holds (JIT code) a return
+ * address found by scanning the stack (stack_scan.c). Each frame is symbolised with its inline chain
  * (innermost first); caller frames are looked up at pc-1, inside the call instruction, except
  * a frame a signal interrupted (the step through the trampoline flags it): its pc is exact.
  *
@@ -24,6 +25,7 @@
 #include "decoder.h"
 #include "dwarf_module.h"
 #include "elf_file.h"
+#include "stack_scan.h"
 #include "timeline.h"
 
 #define CT_MAX_FRAMES 256
@@ -37,6 +39,7 @@ struct raw_frame {
   struct ct_srcloc loc[16];
   int nloc;
   int interrupted; /* a signal stopped this frame here (the frame inside it is a trampoline) */
+  int scanned;     /* its pc was found by scanning the stack (stack_scan.c) */
 };
 
 static int add_frame(struct ct_tl_thread *th, const struct ct_frame *f) {
@@ -59,7 +62,7 @@ static const char *module_symbol(const struct ct_module *m, uint64_t link, uint6
 static void symbolise(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_frame *rf,
                       int first) {
   uint64_t pc = rf->regs.r[16];
-  struct ct_frame out = {pc, -1, "??", NULL, 0, 0, 0};
+  struct ct_frame out = {pc, -1, "??", NULL, 0, 0, 0, rf->scanned};
   const char *shown = NULL; /* a C++ symbol's name demangled, when the name is a symbol's */
   rf->nloc = 0;
   if (rf->mod) {
@@ -129,6 +132,7 @@ static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_fra
   memset(&regs, 0, sizeof regs);
   for (int i = 0; i < CT_DW_NREGS && i < (int)d->regs.nregs; i++) regs.r[i] = d->regs.regs[i];
   regs.valid = (1u << CT_DW_NREGS) - 1;
+  int scanned = 0;
   while (n < CT_MAX_FRAMES && regs.r[16]) {
     struct raw_frame *rf = &frames[n];
     /* The innermost frame's pc is where it stopped, and so is that of a frame a signal
@@ -138,6 +142,8 @@ static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_fra
     memset(rf, 0, sizeof *rf);
     rf->regs = regs;
     rf->interrupted = n > 0 && exact;
+    rf->scanned = scanned;
+    scanned = 0;
     rf->mod = ct_modules_at(t->mods, regs.r[16]);
     symbolise(t, th, rf, exact);
     n++;
@@ -163,6 +169,18 @@ static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_fra
       if (ct_dump_read_stack(d, sp, &ret, 8) != 0) break;
       regs.r[16] = ret;
       regs.r[CT_REG_SP] = sp + 8;
+    } else if (!rf->mod) {
+      /* Code no module holds: the vDSO (whose callers, the runtime among them, keep frame
+       * pointers), or JIT code, which keeps none: the frame pointer's word above it must be a
+       * return address, else the stack is scanned for one. */
+      struct ct_regs by_fp = regs;
+      if (unwind_fp(d, &by_fp) == 0 && ct_stack_follows_call(t->mods, by_fp.r[16], 0)) {
+        regs = by_fp;
+      } else if (ct_stack_scan_for_return(t->mods, t->dump, &regs) == 0) {
+        scanned = 1;
+      } else {
+        break;
+      }
     } else if (unwind_fp(d, &regs) != 0) {
       break;
     }

@@ -314,6 +314,7 @@ static int insert_frames(sqlite3_stmt *st, int64_t thread, const struct ct_tl_th
     sqlite3_bind_int(st, 7, (int)f->line);
     sqlite3_bind_int(st, 8, (int)f->col);
     sqlite3_bind_int(st, 9, f->inlined);
+    sqlite3_bind_int(st, 10, f->scanned);
     if (run(st) != 0) return -1;
   }
   return 0;
@@ -341,7 +342,8 @@ static int insert_threads(struct ingest *g) {
                          " bad_records, history_lost, locals_function, locals_file, locals_line)"
                          " VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1, &thr, NULL) ||
       sqlite3_prepare_v2(g->db, "INSERT INTO steps VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &step, NULL) ||
-      sqlite3_prepare_v2(g->db, "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?)", -1, &frame, NULL) ||
+      sqlite3_prepare_v2(g->db, "INSERT INTO frames(thread_id, idx, pc, module, function, file, line, col, inlined,"
+                         " scanned) VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &frame, NULL) ||
       sqlite3_prepare_v2(g->db, "INSERT INTO locals VALUES(?,?,?,?,?,?,?)", -1, &local, NULL))
     goto out;
   for (size_t k = 0; k < g->t->nthreads; k++) {

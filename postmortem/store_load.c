@@ -195,7 +195,7 @@ static int load_frames(struct loader *l, struct ct_tl_thread *th, int64_t thread
   int64_t n = count_of(l->db, "SELECT count(*) FROM frames WHERE thread_id=?", thread);
   th->stack = malloc((size_t)(n > 0 ? n : 1) * sizeof *th->stack);
   if (n < 0 || !th->stack ||
-      sqlite3_prepare_v2(l->db, "SELECT pc, module, function, file, line, col, inlined FROM frames"
+      sqlite3_prepare_v2(l->db, "SELECT pc, module, function, file, line, col, inlined, scanned FROM frames"
                          " WHERE thread_id=? ORDER BY idx", -1, &st, NULL) != SQLITE_OK)
     return -1;
   sqlite3_bind_int64(st, 1, thread);
@@ -208,6 +208,7 @@ static int load_frames(struct loader *l, struct ct_tl_thread *th, int64_t thread
     f->line = (uint32_t)sqlite3_column_int(st, 4);
     f->col = (uint32_t)sqlite3_column_int(st, 5);
     f->inlined = sqlite3_column_int(st, 6);
+    f->scanned = sqlite3_column_int(st, 7);
   }
   sqlite3_finalize(st);
   return 0;

@@ -67,6 +67,8 @@ static const char *const migrations[] = {
     "ALTER TABLE crashes ADD COLUMN table_resolution_ns INTEGER NOT NULL DEFAULT 0;"
     "UPDATE crashes SET table_resolution_ns = 65536"
     "  WHERE id IN (SELECT crash_id FROM executed);",
+    /* 5: stack frames found by scanning the stack (above code without unwind information) */
+    "ALTER TABLE frames ADD COLUMN scanned INTEGER NOT NULL DEFAULT 0;",
 };
 #define CT_STORE_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -46,6 +46,8 @@ struct ct_frame {
   const char *function, *file;
   uint32_t line, col;
   int inlined;       /* an inlined call inside the next (outer) frame */
+  int scanned;       /* found by scanning the stack for a return address (the frame inside it
+                      * is in code without unwind information: JIT code, a corrupt pc) */
 };
 
 /* A decoded block, for --format=blocks (testing the encoding against an independent trace). */

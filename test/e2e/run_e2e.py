@@ -17,6 +17,7 @@ The expected timeline is written in the program's own header, by hand, from its 
     locals: it=NULL                  variables the crash frame must show with these values
     locals-O0: ... / locals-O2: ...  (at one level only; "?" for "optimised out")
     warning: REGEX                   a warning of the timeline must match it
+    scanned: f                       f's frame must be marked as found by scanning the stack
 
 Checks: the exit status is the signal's (as without crashtrail) and stdout is identical to an
 uninstrumented build; exactly one dump is written; `crashtrail show --format=json` gives the
@@ -43,7 +44,7 @@ def parse_header(path):
     for key in ("signal", "exit", "expect-O0", "expect-O2", "expect-O0@19", "expect-O2@19", "stack", "stack-O0", "stack-O2",
                 "stack-contains", "crashed-thread", "library", "own-files-only", "crash-function",
                 "inlined-crash", "strip", "other-thread", "locals", "locals-O0", "locals-O2",
-                "warning"):
+                "warning", "scanned"):
         m = re.search(r"^\s*(?:\*|//)?\s*" + re.escape(key) + r":\s*(.+)$", text, re.M)
         if m:
             spec[key] = m.group(1).strip()
@@ -195,6 +196,10 @@ def check_stack(spec, opt, stack):
             fail("stack %s does not start with %s" % (names, want))
     if "stack-contains" in spec and spec["stack-contains"] not in names:
         fail("stack %s lacks %s" % (names, spec["stack-contains"]))
+    if "scanned" in spec:
+        marked = [f["function"] for f in stack if f.get("scanned")]
+        if marked != [spec["scanned"]]:
+            fail("frames found by scanning the stack: %s, expected %s" % (marked, spec["scanned"]))
 
 
 def main():

@@ -211,14 +211,15 @@ def main():
         con.executescript("DROP TABLE locals; ALTER TABLE threads DROP COLUMN locals_function;"
                           "ALTER TABLE threads DROP COLUMN locals_file;"
                           "ALTER TABLE threads DROP COLUMN locals_line;"
-                          "ALTER TABLE crashes DROP COLUMN table_resolution_ns; PRAGMA user_version = 2;")
+                          "ALTER TABLE crashes DROP COLUMN table_resolution_ns;"
+                          "ALTER TABLE frames DROP COLUMN scanned; PRAGMA user_version = 2;")
         con.close()
         r = run([ct, "show", "--db", older, "3", "--format=json"])
         if r.returncode or '"SIGFPE"' not in r.stdout or '"locals"' in r.stdout:
             fail("show of a migrated version-2 store: %s %s" % (r.stdout[:200], r.stderr))
         con = sqlite3.connect(older)
-        if con.execute("pragma user_version").fetchone()[0] != 4:
-            fail("the version-2 store was not migrated to 4")
+        if con.execute("pragma user_version").fetchone()[0] != 5:
+            fail("the version-2 store was not migrated to 5")
         con.close()
         r = run([ct, "ingest", "--db", older, other])
         if r.returncode or "already stored as crash 3" not in r.stdout:
