@@ -6,6 +6,7 @@
  * signal: SIGSEGV
  * expect-O0: m1 m2 r0 r1 r2 r3 c1 c2
  * expect-O2: m1 m2 r1 r2 r3 c1 c2
+ * expect-O2@19: m1 r1 r2 r3 c1 c2
  * stack: on_event run_generated
  * scanned: run_generated
  */
