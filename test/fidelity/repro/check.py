@@ -326,16 +326,18 @@ def check_flush_signal(args):
         len(flushes), reached, "; ".join(bad) if bad else "every line since work() was called right")
 
 
-def call_signal(args):
-    r = Repro(args, "call_signal", "O2")
+def signals_before_note_calls(r, window):
+    """A signal at each instruction of visit() after a ring position's store (at most `window`
+    instructions before a call of note()) up to that call, the call's included (their 2nd
+    arrival); every line since visit() was called compared with the CPU's. The addresses
+    tested, and what differed."""
     ins, rel = r.instructions("visit")
-    # A call after a flush: the ring position stored, at most two moves, the call; a signal at
-    # each instruction after the store, the call's included.
     calls = []
-    for k, (c, t) in enumerate(ins):
-        stores = [j for j in range(max(0, k - 3), k) if re.match(r"mov\s+%\w+,%fs:", ins[j][1])]
-        if t.startswith("call") and "<note>" in t and stores:
-            calls += [a for a, _ in ins[stores[-1] + 1:k + 1]]
+    for k, (_, t) in enumerate(ins):
+        if t.startswith("call") and "<note>" in t:
+            stores = [j for j in range(max(0, k - window), k) if re.match(r"mov\s+%\w+,%fs:", ins[j][1])]
+            if stores:
+                calls += [a for a, _ in ins[stores[-1] + 1:k + 1]]
     call_line = line_of(r.src, "printf(\"%d\\n\", visit(30));")
     bad = []
     for a in calls:
@@ -343,6 +345,12 @@ def call_signal(args):
         o, t = after_last(o, call_line), after_last(t, call_line) if call_line in t else t
         if o != t:
             bad.append("signal at visit+%#x: CPU %s, timeline %s" % (a - ins[0][0], o[-8:], t[-8:]))
+    return calls, bad
+
+
+def call_signal(args):
+    # A call after a flush: the ring position stored, at most two moves, the call.
+    calls, bad = signals_before_note_calls(Repro(args, "call_signal", "O2"), 3)
     if not calls:
         return True, "no call after a flush in visit(): nothing tested"
     return bool(bad), "%d signals between a flush and its call; %s" % (
@@ -448,25 +456,10 @@ def return_flush_epilogue(args):
         rets[-1] - stores[-1], "; ".join(bad) if bad else "every last 8 lines right")
 
 def call_args_after_flush(args):
-    r = Repro(args, "call_args_after_flush", "O0")
-    ins, rel = r.instructions("visit")
-    # Every instruction after the last position store before a call of note(), the call's
-    # included (the accumulator's restart, the arguments' moves).
-    calls = []
-    for k, (_, t) in enumerate(ins):
-        if t.startswith("call") and "<note>" in t:
-            stores = [j for j in range(max(0, k - 8), k) if re.match(r"mov\s+%\w+,%fs:", ins[j][1])]
-            if stores:
-                calls += [a for a, _ in ins[stores[-1] + 1:k + 1]]
+    # -O0: the accumulator's restart and the arguments' moves between the store and the call.
+    calls, bad = signals_before_note_calls(Repro(args, "call_args_after_flush", "O0"), 8)
     if not calls:
         return True, "no call of note() after a flush in visit(): nothing tested"
-    call_line = line_of(r.src, "printf(\"%d\\n\", visit(30));")
-    bad = []
-    for a in calls:
-        o, t = r.run("-a", "%d:2" % (rel + a))
-        o, t = after_last(o, call_line), after_last(t, call_line) if call_line in t else t
-        if o != t:
-            bad.append("signal at visit+%#x: CPU %s, timeline %s" % (a - ins[0][0], o[-6:], t[-6:]))
     return bool(bad), "%d signals between a flush and its call; %s" % (
         len(calls), "; ".join(bad) if bad else "every line since visit() was called right")
 
