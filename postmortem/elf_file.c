@@ -274,6 +274,20 @@ const char *ct_elf_symbol_at(struct ct_elf *e, uint64_t addr, uint64_t *start, u
   return s->name;
 }
 
+int ct_elf_symbol_alias(struct ct_elf *e, uint64_t start, const char *name) {
+  size_t lo = 0, hi;
+  if (!e->syms_loaded) load_symbols(e);
+  hi = e->nsyms;
+  while (lo < hi) { /* the first symbol starting at or after start */
+    size_t mid = lo + (hi - lo) / 2;
+    if (e->syms[mid].start < start) lo = mid + 1;
+    else hi = mid;
+  }
+  for (; lo < e->nsyms && e->syms[lo].start == start; lo++)
+    if (!strcmp(e->syms[lo].name, name)) return 1;
+  return 0;
+}
+
 void ct_hex(const uint8_t *id, size_t len, char *out) {
   static const char digits[] = "0123456789abcdef";
   for (size_t i = 0; i < len; i++) {

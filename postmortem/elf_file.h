@@ -39,6 +39,10 @@ uint64_t ct_elf_base_vaddr(const struct ct_elf *e);
  * then binary search. */
 const char *ct_elf_symbol_at(struct ct_elf *e, uint64_t addr, uint64_t *start, uint64_t *size);
 
+/* Whether a function symbol called `name` starts at `start` (another name of the function
+ * there, as fflush is _IO_fflush in glibc). */
+int ct_elf_symbol_alias(struct ct_elf *e, uint64_t start, const char *name);
+
 /* Lowercase hex of a build-id into out (2*len+1 bytes). */
 void ct_hex(const uint8_t *id, size_t len, char *out);
 

@@ -228,9 +228,17 @@ static void mark_crash_line(struct ct_timeline *t, struct ct_tl_thread *th, stru
   ct_tl_add_step(th, &s);
 }
 
-/* The ELF symbol of a frame's function (the linkage name, as the metadata names callees). */
-static const char *frame_symbol(const struct raw_frame *rf) {
-  return rf->mod ? module_symbol(rf->mod, rf->link, NULL, NULL) : NULL;
+/* Whether the function frame rf is in has a symbol called `name` (the linkage name, as the
+ * metadata names callees): the one the unwinder shows, or another one at the same address (an
+ * alias), in the debug file's table or the binary's. */
+static int frame_named(const struct raw_frame *rf, const char *name) {
+  struct ct_elf *tables[2] = {rf->mod ? rf->mod->debug_elf : NULL, rf->mod ? rf->mod->elf : NULL};
+  for (int i = 0; i < 2; i++) {
+    uint64_t start;
+    const char *sym = tables[i] ? ct_elf_symbol_at(tables[i], rf->link, &start, NULL) : NULL;
+    if (sym && (!strcmp(sym, name) || ct_elf_symbol_alias(tables[i], start, name))) return 1;
+  }
+  return 0;
 }
 
 /* Whether block mb ends in a call that returns to block `target`. */
@@ -243,15 +251,18 @@ static int calls_into(const struct ct_mblock *mb, uint32_t target) {
  * very call that ended its last record. Calls the pass does not flush (strlen, memcpy, the
  * runtime's ring refill) leave the accumulator at an earlier after-call site while the code
  * between runs. The call before the site is the one when its line and column are those of
- * the frame's return address, or when it names the function the unwinder found called
- * (`callee`, NULL when that has no symbol: libc's internal strlen variants have none). */
-static int suspended_in_flushed_call(const struct ct_mfunc *f, uint32_t site, const char *callee,
-                                     const struct raw_frame *rf) {
+ * the frame's return address, or when it names the function the unwinder found called (the
+ * frame `inner`, NULL for the innermost frame; a callee without a symbol, as libc's internal
+ * strlen variants, matches no name), under that symbol's name or an alias of it: a library
+ * exports one function under several names (fflush is _IO_fflush, clock_gettime is
+ * __clock_gettime), and the unwinder finds whichever its symbol table lists. */
+static int suspended_in_flushed_call(const struct ct_mfunc *f, uint32_t site,
+                                     const struct raw_frame *inner, const struct raw_frame *rf) {
   uint32_t target = f->site_block[site];
   for (uint32_t b = 0; b < f->nblocks; b++) {
     const struct ct_mblock *mb = &f->blocks[b];
     if (!calls_into(mb, target)) continue;
-    if (callee && mb->callee && !strcmp(mb->callee, callee)) return 1;
+    if (inner && mb->callee && frame_named(inner, mb->callee)) return 1;
     if (mb->nlines && rf->nloc) {
       const struct ct_mline *call = &mb->lines[mb->nlines - 1];
       if (same_line(call, &rf->loc[0]) && call->col == rf->loc[0].column) return 1;
@@ -582,12 +593,12 @@ static int stopped_at_recorded_call(struct ct_callstack *cs, const struct raw_fr
   return ct_callstack_uncall(cs, f);
 }
 
-/* Walks the live accumulator of frame rf up to its crash line. `callee`: the function rf is
- * suspended in (its inner frame's symbol), NULL for the innermost frame; fn_start: the
+/* Walks the live accumulator of frame rf up to its crash line. `inner`: the frame of the
+ * function rf is suspended in, NULL for the innermost frame; fn_start: the
  * function's link-time address. */
 static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
                          struct raw_frame *rf, const struct ct_mfunc *f, uint64_t acc, int first,
-                         const char *callee, uint64_t fn_start, int bridged) {
+                         const struct raw_frame *inner, uint64_t fn_start, int bridged) {
   struct ct_walk w;
   uint32_t blocks[4096];
   size_t nb = 0, determined = 0;
@@ -611,7 +622,7 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     ct_callstack_reach(cs, f, rf->mod, (uint16_t)(rf->mod - t->mods->mods), w.site, w.nbits == 0,
                        th->nsteps ? th->steps[th->nsteps - 1].time_ns : 0);
   int flushed_call = !first && w.nbits == 0 && f->site_kind[w.site] == CT_SITE_AFTER_CALL;
-  if (flushed_call && suspended_in_flushed_call(f, w.site, callee, rf)) {
+  if (flushed_call && suspended_in_flushed_call(f, w.site, inner, rf)) {
     mark_crash_line(t, th, rf, f, 1); /* suspended in a call: nothing ran since the record */
     return;
   }
@@ -870,7 +881,7 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
     rc = frame_accumulator(t, rf, f, &acc, &bridged);
     if (rc == 0) {
       t->pending_recovered = 1;
-      pending_path(t, th, cs, rf, f, acc, i == 0, i ? frame_symbol(&frames[i - 1]) : NULL,
+      pending_path(t, th, cs, rf, f, acc, i == 0, i ? &frames[i - 1] : NULL,
                    fn_start, bridged);
       /* Read across a gap in its location list: the last bits may still be ahead of it. */
       if (bridged && th->nsteps) th->steps[th->nsteps - 1].flags |= CT_STEP_UNCERTAIN;
