@@ -171,6 +171,11 @@ static int read_section(struct ct_dump *d, struct section *s) {
     d->nevents = n;
     return 0;
   }
+  case CT_DS_VDSO:
+    if (!ct_cur_struct(b, &d->vdso_addr, sizeof d->vdso_addr)) return -1;
+    d->vdso_len = ct_cur_left(b);
+    d->vdso = ct_cur_need(b, d->vdso_len);
+    return 0;
   case CT_DS_MAPS:
     free(d->maps);
     d->maps = copy_str(b->p, ct_cur_left(b));
@@ -182,7 +187,7 @@ static int read_section(struct ct_dump *d, struct section *s) {
 
 static const char *section_label(uint32_t t) {
   static const char *names[] = {"?", "process", "signal", "registers", "stack", "module",
-                                "thread", "ring", "table", "maps", "events", "pad"};
+                                "thread", "ring", "table", "maps", "events", "pad", "vdso"};
   return t < sizeof names / sizeof names[0] ? names[t] : "unknown";
 }
 

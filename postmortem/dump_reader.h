@@ -58,6 +58,9 @@ struct ct_dump {
   struct ct_ds_event *events;
   size_t nevents;
   char *maps; /* text of /proc/self/maps, terminated */
+  uint64_t vdso_addr;  /* where the vDSO was mapped, and its ELF image (NULL: not dumped) */
+  const uint8_t *vdso;
+  size_t vdso_len;
 };
 
 /* Loads and validates a dump. Returns 0 and *out; or -1 with a one-line reason in err (not a

@@ -21,6 +21,7 @@
 struct ct_sym {
   uint64_t start, size;
   const char *name;
+  int local; /* STB_LOCAL */
 };
 
 struct ct_inflated { /* a SHF_COMPRESSED section, decompressed once */
@@ -227,9 +228,26 @@ uint64_t ct_elf_base_vaddr(const struct ct_elf *e) {
   return 0;
 }
 
+static size_t leading_underscores(const char *s) {
+  size_t n = 0;
+  while (s[n] == '_') n++;
+  return n;
+}
+
+/* By address; names of one address (aliases) from the least to the most readable, so that the
+ * lookup, which takes the last symbol at or before an address, shows the name a program calls
+ * (fflush, not _IO_fflush; clock_gettime, not __clock_gettime): an exported name before a
+ * local one (a library's internal alias), then the fewest leading underscores, then the
+ * shortest, then by bytes, so the choice never depends on the table's order. */
 static int sym_cmp(const void *a, const void *b) {
   const struct ct_sym *x = a, *y = b;
-  return x->start < y->start ? -1 : x->start > y->start;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  if (x->local != y->local) return x->local ? -1 : 1;
+  size_t ux = leading_underscores(x->name), uy = leading_underscores(y->name);
+  if (ux != uy) return ux > uy ? -1 : 1;
+  size_t lx = strlen(x->name), ly = strlen(y->name);
+  if (lx != ly) return lx > ly ? -1 : 1;
+  return -strcmp(x->name, y->name);
 }
 
 static void load_symbols(struct ct_elf *e) {
@@ -251,7 +269,8 @@ static void load_symbols(struct ct_elf *e) {
       if (sym[i].st_name >= str->sh_size) continue;
       const char *name = (const char *)e->map + str->sh_offset + sym[i].st_name;
       if (!memchr(name, 0, str->sh_size - sym[i].st_name)) continue;
-      e->syms[e->nsyms++] = (struct ct_sym){sym[i].st_value, sym[i].st_size, name};
+      e->syms[e->nsyms++] = (struct ct_sym){sym[i].st_value, sym[i].st_size, name,
+                                            ELF64_ST_BIND(sym[i].st_info) == STB_LOCAL};
     }
   }
   if (e->nsyms) qsort(e->syms, e->nsyms, sizeof *e->syms, sym_cmp);

@@ -7,6 +7,10 @@
  * xx/rest.debug under each --debug-dir and /usr/lib/debug, then the .gnu_debuglink name next
  * to the binary, in its .debug/ directory and under each debug directory. A debug file is
  * used only if its build-id equals the binary's.
+ *
+ * The vDSO has no file: its image, when the dump carries it, is put in an anonymous in-memory
+ * file (memfd) that the ELF reader and libdwarf open by its /proc/self/fd path, like any
+ * binary; the descriptor lives as long as the module.
  */
 #include "module_files.h"
 
@@ -17,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "crashtrail/abi.h"
@@ -209,6 +214,34 @@ static void add_mapped(struct ct_modset *s, const struct ct_dump *d, const struc
   }
 }
 
+/* The vDSO as a module, from the image in the dump (no file holds it). */
+static void add_vdso(struct ct_modset *s, const struct ct_dump *d) {
+  char path[64], err[512];
+  if (!d->vdso || !d->vdso_len) return;
+  struct ct_module *m = &s->mods[s->n++];
+  memset(m, 0, sizeof *m);
+  m->dump_id = -1;
+  m->image_fd = -1;
+  m->recorded_path = strdup("[vdso]");
+  m->name = "vdso"; /* shown as [vdso], as in /proc/PID/maps */
+  m->start = d->vdso_addr;
+  m->end = d->vdso_addr + d->vdso_len;
+  int fd = memfd_create("crashtrail-vdso", MFD_CLOEXEC);
+  if (fd < 0 || write(fd, d->vdso, d->vdso_len) != (ssize_t)d->vdso_len) {
+    m->problem = strdup("the vDSO's image could not be put in a memory file");
+    if (fd >= 0) close(fd);
+    return;
+  }
+  m->image_fd = fd;
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  if (ct_elf_open(path, &m->elf, err, sizeof err) == 0) {
+    m->path = strdup(path);
+    m->bias = d->vdso_addr - ct_elf_base_vaddr(m->elf);
+  } else {
+    m->problem = strdup(err);
+  }
+}
+
 static size_t count_lines(const char *s) {
   size_t n = 0;
   for (; s && *s; s++) n += *s == '\n';
@@ -251,7 +284,10 @@ int ct_modules_resolve(const struct ct_dump *d, const struct ct_resolve_opts *o,
               "dump; wrong build?", o->binaries[i], have);
       goto fail;
     }
-  if (!o->instrumented_only) add_mapped(s, d, o);
+  if (!o->instrumented_only) {
+    add_mapped(s, d, o);
+    add_vdso(s, d);
+  }
   free(used);
   *out = s;
   return 0;
@@ -275,6 +311,7 @@ void ct_modules_free(struct ct_modset *s) {
     free(m->path);
     free(m->debug_path);
     free(m->problem);
+    if (m->image_fd > 0) close(m->image_fd);
   }
   free(s->mods);
   free(s);

@@ -30,6 +30,7 @@ struct ct_module {
   int dwarf_tried;
   int source_order;      /* keep the metadata's line order (--line-order=source) */
   char *problem;          /* why it cannot be symbolised, NULL if fine */
+  int image_fd;           /* > 0: the in-memory file `path` names (the vDSO's image) */
 };
 
 struct ct_modset {

@@ -110,6 +110,19 @@ static int unwind_fp(struct ct_dump *d, struct ct_regs *r) {
   return 0;
 }
 
+/* Whether the function frame rf is in has a symbol called `name` (the linkage name, as the
+ * metadata names callees): the one the unwinder shows, or another one at the same address (an
+ * alias), in the debug file's table or the binary's. */
+static int frame_named(const struct raw_frame *rf, const char *name) {
+  struct ct_elf *tables[2] = {rf->mod ? rf->mod->debug_elf : NULL, rf->mod ? rf->mod->elf : NULL};
+  for (int i = 0; i < 2; i++) {
+    uint64_t start;
+    const char *sym = tables[i] ? ct_elf_symbol_at(tables[i], rf->link, &start, NULL) : NULL;
+    if (sym && (!strcmp(sym, name) || ct_elf_symbol_alias(tables[i], start, name))) return 1;
+  }
+  return 0;
+}
+
 /* Whether the function at rf is one of the flush slow paths instrumented code calls with the
  * preserve_most convention (the runtime's and the per-module stubs: every register but r11
  * kept). A register such a function never touches has the CFI rule "same value", which the
@@ -118,9 +131,8 @@ static int unwind_fp(struct ct_dump *d, struct ct_regs *r) {
 static int preserves_most(const struct raw_frame *rf) {
   static const char *const names[] = {CT_SYM_RING_REFILL, CT_SYM_STAMPED_SLOW, CT_SYM_STAMP_WRAP,
                                       CT_SYM_REFILL_HERE, CT_SYM_STAMPED_SLOW_HERE};
-  const char *sym = rf->mod ? module_symbol(rf->mod, rf->link, NULL, NULL) : NULL;
-  for (size_t i = 0; sym && i < sizeof names / sizeof names[0]; i++)
-    if (!strcmp(sym, names[i])) return 1;
+  for (size_t i = 0; rf->mod && i < sizeof names / sizeof names[0]; i++)
+    if (frame_named(rf, names[i])) return 1; /* the runtime calls them by hidden aliases too */
   return 0;
 }
 
@@ -226,19 +238,6 @@ static void mark_crash_line(struct ct_timeline *t, struct ct_tl_thread *th, stru
                       .flags = (uint16_t)(CT_STEP_CRASH | (certain ? 0 : CT_STEP_UNCERTAIN)),
                       .depth = last ? last->depth : CT_DEPTH_BIAS, .time_ns = last ? last->time_ns : 0};
   ct_tl_add_step(th, &s);
-}
-
-/* Whether the function frame rf is in has a symbol called `name` (the linkage name, as the
- * metadata names callees): the one the unwinder shows, or another one at the same address (an
- * alias), in the debug file's table or the binary's. */
-static int frame_named(const struct raw_frame *rf, const char *name) {
-  struct ct_elf *tables[2] = {rf->mod ? rf->mod->debug_elf : NULL, rf->mod ? rf->mod->elf : NULL};
-  for (int i = 0; i < 2; i++) {
-    uint64_t start;
-    const char *sym = tables[i] ? ct_elf_symbol_at(tables[i], rf->link, &start, NULL) : NULL;
-    if (sym && (!strcmp(sym, name) || ct_elf_symbol_alias(tables[i], start, name))) return 1;
-  }
-  return 0;
 }
 
 /* Whether block mb ends in a call that returns to block `target`. */

@@ -305,6 +305,17 @@ static void ct_write_maps(struct ct_out *o) {
   ct_section_end(o, at);
 }
 
+/* The vDSO's image, where it was mapped (vdso.c): its symbols and call-frame information are
+ * in no file. */
+static void ct_write_vdso(struct ct_out *o) {
+  uint64_t addr = (uint64_t)ct_vdso_addr, at;
+  if (!ct_vdso_addr) return;
+  at = ct_section_begin(o, CT_DS_VDSO);
+  ct_out_bytes(o, &addr, sizeof addr);
+  (void)ct_out_memory(o, ct_vdso_addr, ct_vdso_len);
+  ct_section_end(o, at);
+}
+
 /* The event log, oldest first: once it has wrapped, from the next slot to be overwritten. */
 static void ct_write_events(struct ct_out *o) {
   uint32_t n = atomic_load(&ct_event_count), first = n % CT_MAX_EVENTS;
@@ -462,6 +473,7 @@ static int ct_dump_into(const char *dir, const struct ct_dump_request *req, char
   ct_write_modules(&o);
   ct_write_events(&o);
   ct_write_maps(&o);
+  ct_write_vdso(&o);
   ct_write_threads_and_rings(&o, req); /* the bulk last: a cut file keeps the small parts */
   total = o.off + CT_DUMP_SECTION_HEADER_BYTES + 8;
   ct_section(&o, CT_DS_END, &total, sizeof total, NULL, 0);

@@ -67,6 +67,12 @@ CT_HIDDEN void ct_msg_emit(struct ct_msg *m);                    /* any: to stde
 CT_HIDDEN const char *ct_signal_name(int signo);                 /* any */
 CT_HIDDEN const char *ct_signal_code_name(int signo, int code);  /* any */
 
+/* ---- the vDSO image (vdso.c) ------------------------------------------------------------------ */
+#define CT_VDSO_MAX_BYTES (64 * 1024)
+CT_HIDDEN extern uintptr_t ct_vdso_addr; /* 0: none found */
+CT_HIDDEN extern size_t ct_vdso_len;
+CT_HIDDEN void ct_vdso_locate(void); /* normal */
+
 /* ---- modules (modules.c) ---------------------------------------------------------------------- */
 struct ct_module {
   const struct ct_module_desc *desc;

@@ -36,6 +36,7 @@ enum ct_dump_section {
   CT_DS_MAPS = 9,      /* the text of /proc/self/maps */
   CT_DS_EVENTS = 10,   /* an array of struct ct_ds_event */
   CT_DS_PAD = 11,      /* zero bytes: puts the next ring's bytes at a multiple of 4096 */
+  CT_DS_VDSO = 12,     /* u64 runtime address, then the vDSO's ELF image */
   CT_DS_END = 0xFFFF   /* u64 total file length */
 };
 

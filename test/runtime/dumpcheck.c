@@ -10,13 +10,16 @@
  *              "cuts":..,"seqs":..,"after_pos":..}],
  *    "modules":[{"id":..,"flags":..,"path":"..","build_id_len":..}],
  *    "events":[{"kind":..,"tid":..,"module":..}],
- *    "tables":[{"module":..,"grain":..,"now":..,"entries":..,"used":..}], "has_regs":..,"stack_bytes":..}
+ *    "tables":[{"module":..,"grain":..,"now":..,"entries":..,"used":..}], "has_regs":..,"stack_bytes":..,
+ *    "vdso":{"bytes":..,"elf":0|1,"in_maps":0|1}|null}
  *   {"ok":false,"error":".."}   (exit status 1) when the reader refuses the file.
  *
  * "records" counts the ring's path records: slots that are neither empty nor markers;
  * "stamped" those of them that carry a stamp, "cuts" the CT_TAG_CUT markers, "seqs" the
  * CT_TAG_SEQ markers (one per wrap of the stamps' low 16 bits); "after_pos" the non-empty slots
  * after the ring's position in its chunk (an earlier lap's, which the decoder must not read).
+ * "vdso": the VDSO section's image size, whether it starts with the ELF magic, and whether the
+ * dumped maps have the [vdso] mapping at its address.
  */
 #include <stdio.h>
 #include <string.h>
@@ -82,6 +85,18 @@ int main(int argc, char **argv) {
     printf(",\"signal\":null");
   printf(",\"has_regs\":%d,\"regs_tid\":%u,\"stack_bytes\":%zu", d->has_regs, d->regs.tid,
          d->has_stack ? d->stack_len : 0);
+  if (d->vdso) {
+    char line[64];
+    snprintf(line, sizeof line, "%llx-", (unsigned long long)d->vdso_addr);
+    const char *at = d->maps ? strstr(d->maps, line) : NULL;
+    const char *eol = at ? strchr(at, '\n') : NULL;
+    const char *tag = at ? strstr(at, "[vdso]") : NULL;
+    int in_maps = tag && (!eol || tag < eol) && (at == d->maps || at[-1] == '\n');
+    printf(",\"vdso\":{\"bytes\":%zu,\"elf\":%d,\"in_maps\":%d}", d->vdso_len,
+           d->vdso_len >= 4 && !memcmp(d->vdso, "\177ELF", 4), in_maps);
+  } else {
+    printf(",\"vdso\":null");
+  }
   printf(",\"threads\":[");
   for (size_t i = 0; i < d->nthreads; i++) {
     char name[17];

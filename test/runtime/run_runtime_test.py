@@ -270,6 +270,9 @@ def check_signal_dump(c, r, signo, code=None, name="ct-main"):
     expect(flags.get(th["tid"], 0) & THR_CRASHED and flags[th["tid"]] & THR_DUMPING,
            "the crashed thread's section lacks CT_THR_CRASHED or CT_THR_DUMPING")
     expect(raw["has_regs"] and raw["regs_tid"] == th["tid"], "no registers for the crashed thread")
+    vdso = raw.get("vdso")
+    expect(vdso and vdso["bytes"] >= 4096 and vdso["elf"] and vdso["in_maps"],
+           "the dump's vDSO image is missing or not the mapped one: %s" % vdso)
     mode = stat.S_IMODE(os.stat(dump).st_mode)
     expect(mode == 0o600, "the dump's mode is %o, expected 600" % mode)
     return dump, tl, raw, th
