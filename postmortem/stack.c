@@ -40,6 +40,7 @@ struct raw_frame {
   int nloc;
   int interrupted; /* a signal stopped this frame here (the frame inside it is a trampoline) */
   int scanned;     /* its pc was found by scanning the stack (stack_scan.c) */
+  size_t shown;    /* the index of its innermost entry in the thread's stack */
 };
 
 static int add_frame(struct ct_tl_thread *th, const struct ct_frame *f) {
@@ -65,6 +66,7 @@ static void symbolise(struct ct_timeline *t, struct ct_tl_thread *th, struct raw
   struct ct_frame out = {pc, -1, "??", NULL, 0, 0, 0, rf->scanned};
   const char *shown = NULL; /* a C++ symbol's name demangled, when the name is a symbol's */
   rf->nloc = 0;
+  rf->shown = th->nstack;
   if (rf->mod) {
     uint64_t link = rf->link = pc - rf->mod->bias - (first ? 0 : 1);
     struct ct_dwarf *dw = ct_module_dwarf(rf->mod);
@@ -853,6 +855,25 @@ static void splice_interrupted(struct ct_timeline *t, struct ct_tl_thread *th,
   free(tmp.steps);
 }
 
+/* A caller frame of line 0 is at a call the compiler merged from several lines (the abort()
+ * of every failed assertion in a function, say): its return address names none of them. The
+ * crash step of its own unfinished path, when certain and not inlined, is the line it was
+ * called from: the recorded path reached it, so the frame shows that line. */
+static void frame_line_from_path(struct ct_tl_thread *th, const struct raw_frame *rf,
+                                 const struct ct_mfunc *f) {
+  const struct ct_step *last = th->nsteps ? &th->steps[th->nsteps - 1] : NULL;
+  if (!last || last->fn != f || last->inl || !last->file || !last->line ||
+      (last->flags & (CT_STEP_CRASH | CT_STEP_UNCERTAIN)) != CT_STEP_CRASH)
+    return;
+  if (rf->nloc > 1 || rf->shown >= th->nstack) return;
+  struct ct_frame *fr = &th->stack[rf->shown];
+  if (fr->line || !fr->function || !last->function || strcmp(fr->function, last->function))
+    return;
+  fr->file = last->file;
+  fr->line = last->line;
+  fr->col = last->col;
+}
+
 void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs) {
   struct raw_frame *frames = calloc(CT_MAX_FRAMES, sizeof *frames);
   int n, i;
@@ -891,6 +912,7 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
                        : rc == 1 ? "optimised out at the crash point" : "no location");
       mark_crash_line(t, th, rf, f, 0);
     }
+    if (i > 0) frame_line_from_path(th, rf, f);
     break;
   }
   splice_interrupted(t, th, frames, i, n);

@@ -18,6 +18,7 @@ The expected timeline is written in the program's own header, by hand, from its 
     locals-O0: ... / locals-O2: ...  (at one level only; "?" for "optimised out")
     warning: REGEX                   a warning of the timeline must match it
     scanned: f                       f's frame must be marked as found by scanning the stack
+    frame-line: f c2                 f's (first) frame in the stack must show marker c2's line
 
 Checks: the exit status is the signal's (as without crashtrail) and stdout is identical to an
 uninstrumented build; exactly one dump is written; `crashtrail show --format=json` gives the
@@ -44,7 +45,7 @@ def parse_header(path):
     for key in ("signal", "exit", "expect-O0", "expect-O2", "expect-O0@19", "expect-O2@19", "stack", "stack-O0", "stack-O2",
                 "stack-contains", "crashed-thread", "library", "own-files-only", "crash-function",
                 "inlined-crash", "strip", "other-thread", "locals", "locals-O0", "locals-O2",
-                "warning", "scanned"):
+                "warning", "scanned", "frame-line"):
         m = re.search(r"^\s*(?:\*|//)?\s*" + re.escape(key) + r":\s*(.+)$", text, re.M)
         if m:
             spec[key] = m.group(1).strip()
@@ -186,6 +187,19 @@ def check_locals(spec, opt, thread):
                  % (name, value, got.get(name, "<missing>"), got))
 
 
+def check_frame_line(spec, stack, marks):
+    if "frame-line" not in spec:
+        return
+    fn, mark = spec["frame-line"].split()
+    frames = [f for f in stack if f["function"] == fn]
+    if not frames:
+        fail("no frame of %s in the stack" % fn)
+    got = (os.path.basename(frames[0].get("file") or "?"), frames[0].get("line"))
+    if got != marks[mark]:
+        fail("%s's frame shows %s:%s, expected %s:%d (%s)" % (fn, got[0], got[1], marks[mark][0],
+                                                              marks[mark][1], mark))
+
+
 def check_stack(spec, opt, stack):
     names = [f["function"] for f in stack]
     key = "stack-" + opt if "stack-" + opt in spec else "stack"
@@ -275,6 +289,7 @@ def main():
         lib_module = "lib" + os.path.splitext(spec["library"])[0] + ".so" if "library" in spec else None
         check_steps(spec, args.opt, th["steps"], marks, lib_module, os.path.basename(exe), llvm_major(args.clang))
         check_stack(spec, args.opt, th["stack"])
+        check_frame_line(spec, th["stack"], marks)
         check_locals(spec, args.opt, th)
         check_crash_step(spec, th["steps"][-1], th["stack"])
         if "warning" in spec and not any(re.search(spec["warning"], w) for w in tl["warnings"]):
