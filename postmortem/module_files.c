@@ -6,7 +6,9 @@
  * metadata or no .debug_info, as after `objcopy --only-keep-debug` + strip): DIR/.build-id/
  * xx/rest.debug under each --debug-dir and /usr/lib/debug, then the .gnu_debuglink name next
  * to the binary, in its .debug/ directory and under each debug directory. A debug file is
- * used only if its build-id equals the binary's.
+ * used only if its build-id equals the binary's. Uninstrumented modules of the maps (libc)
+ * look for theirs the same way, for the stack (Debian's libc6-dbg and -dbgsym packages):
+ * internal functions' names (__pthread_kill_implementation, not ??) and source lines.
  *
  * The vDSO has no file: its image, when the dump carries it, is put in an anonymous in-memory
  * file (memfd) that the ELF reader and libdwarf open by its /proc/self/fd path, like any
@@ -169,7 +171,6 @@ static int load_metadata(struct ct_module *m, char *err, size_t errlen) {
 /* Adds the file-backed modules of /proc/self/maps that crashtrail did not register. */
 static void add_mapped(struct ct_modset *s, const struct ct_dump *d, const struct ct_resolve_opts *o) {
   const char *line = d->maps;
-  (void)o;
   while (line && *line) {
     const char *nl = strchr(line, '\n');
     unsigned long long lo, hi, off;
@@ -201,6 +202,8 @@ static void add_mapped(struct ct_modset *s, const struct ct_dump *d, const struc
         if (ct_elf_open(path, &m->elf, err, sizeof err) == 0) {
           m->path = strdup(path);
           m->bias = lo - ct_elf_base_vaddr(m->elf);
+          /* libc6-dbg and the -dbgsym packages: names of internal functions, and lines */
+          if (!has_debug(m->elf) && m->path) find_debug_file(m, o);
         } else {
           m->problem = strdup(err);
         }

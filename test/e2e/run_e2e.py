@@ -14,6 +14,8 @@ The expected timeline is written in the program's own header, by hand, from its 
     stack-contains: main             a function the stack must contain
     crashed-thread: NAME             the crashed thread's name
     library: shape.c                 built as lib<shape>.so and linked to the program
+    plain-library: codec.c           the same, uninstrumented, stripped, its debug file by
+                                     build-id under a --debug-dir (as a -dbgsym package's)
     locals: it=NULL                  variables the crash frame must show with these values
     locals-O0: ... / locals-O2: ...  (at one level only; "?" for "optimised out")
     warning: REGEX                   a warning of the timeline must match it
@@ -45,7 +47,7 @@ def parse_header(path):
     for key in ("signal", "exit", "expect-O0", "expect-O2", "expect-O0@19", "expect-O2@19", "stack", "stack-O0", "stack-O2",
                 "stack-contains", "crashed-thread", "library", "own-files-only", "crash-function",
                 "inlined-crash", "strip", "other-thread", "locals", "locals-O0", "locals-O2",
-                "warning", "scanned", "frame-line"):
+                "warning", "scanned", "frame-line", "plain-library"):
         m = re.search(r"^\s*(?:\*|//)?\s*" + re.escape(key) + r":\s*(.+)$", text, re.M)
         if m:
             spec[key] = m.group(1).strip()
@@ -95,6 +97,8 @@ def build(args, src, out, opt, instrumented, work):
         if r.returncode:
             sys.exit("library build failed:\n" + r.stderr)
         link = ["-L" + work, "-l" + os.path.splitext(lib)[0], "-Wl,-rpath," + work]
+    if "plain-library" in spec:
+        link += plain_library(args, os.path.join(srcdir, spec["plain-library"]), opt, work)
     r = run([cc] + flags + [src, "-o", out] + link)
     if r.returncode:
         sys.exit("build failed:\n" + " ".join([cc] + flags + [src]) + "\n" + r.stderr)
@@ -152,6 +156,25 @@ def check_crash_step(spec, step, stack):
             fail("the crash step has no inline chain: %s" % step)
         if not stack or not stack[0]["inlined"] or stack[0]["function"] != step["function"]:
             fail("the stack does not start with the inlined frame: %s" % stack[:2])
+
+
+def plain_library(args, src, opt, work):
+    """Builds src uninstrumented as a shared library, keeps its debug information in
+    work/debugroot/.build-id/ and strips it; returns the link flags."""
+    stem = os.path.splitext(os.path.basename(src))[0]
+    lib = os.path.join(work, "lib%s.so" % stem)
+    r = run([args.clang, "-O" + opt[1:], "-g", "-fPIC", "-shared", src, "-o", lib])
+    if r.returncode:
+        sys.exit("library build failed:\n" + r.stderr)
+    bid = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "-n", lib]).stdout).group(1)
+    d = os.path.join(work, "debugroot", ".build-id", bid[:2])
+    os.makedirs(d, exist_ok=True)
+    for cmd in (["objcopy", "--only-keep-debug", lib, os.path.join(d, bid[2:] + ".debug")],
+                ["strip", "--strip-all", lib]):
+        r = run(cmd)
+        if r.returncode:
+            sys.exit("%s failed: %s" % (cmd, r.stderr))
+    return ["-L" + work, "-l" + stem, "-Wl,-rpath," + work]
 
 
 def strip_binary(exe, mode, work):
@@ -228,8 +251,8 @@ def main():
     spec = parse_header(args.program)
     if args.strip:
         spec["strip"] = args.strip
-    srcs = [args.program] + ([os.path.join(os.path.dirname(args.program), spec["library"])]
-                             if "library" in spec else [])
+    srcs = [args.program] + [os.path.join(os.path.dirname(args.program), spec[k])
+                             for k in ("library", "plain-library") if k in spec]
     marks = markers(srcs)
     work = tempfile.mkdtemp(prefix="ct-e2e-")
     try:
@@ -242,6 +265,8 @@ def main():
         exe = build(args, args.program, os.path.join(work, base), args.opt, True, work)
         plain = build(args, args.program, os.path.join(plain_dir, base), args.opt, False, plain_dir)
         show_args = strip_binary(exe, spec["strip"], work) if "strip" in spec else []
+        if "plain-library" in spec:
+            show_args += ["--debug-dir", os.path.join(work, "debugroot")]
         env = dict(os.environ, CRASHTRAIL_DIR=dumps)
         r = run([exe], env=env, cwd=work)
         p = run([plain], cwd=work)

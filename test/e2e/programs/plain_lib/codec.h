@@ -1,0 +1,1 @@
+int codec_decode(const unsigned char *table, const char *in, char *out);
