@@ -89,6 +89,15 @@ bool isRecordingCall(const CallBase &CB, const TargetLibraryInfo &TLI) {
   return true;
 }
 
+bool mayComeBackElsewhere(const CallBase &CB) {
+  if (CB.hasFnAttr(Attribute::ReturnsTwice)) return true;
+  const Function *F = CB.getCalledFunction();
+  if (!F) return false;
+  StringRef N = F->getName();
+  return N == "swapcontext" || N == "setcontext" || N == "jump_fcontext" ||
+         N == "ontop_fcontext";
+}
+
 bool calleeMayBeForeign(const CallBase &CB) {
   const Function *Callee = CB.getCalledFunction();
   if (!Callee) return true;

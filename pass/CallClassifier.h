@@ -28,6 +28,14 @@ bool calleeMayBeForeign(const llvm::CallBase &CB);
 // True if F may be called from another module (so its returns are stamped).
 bool mayBeEnteredFromOutside(const llvm::Function &F);
 
+// True if control may come back from the call by another way than its return: setjmp (and
+// every returns_twice function), and the context switches of coroutine libraries
+// (swapcontext, setcontext; Boost.Context's jump_fcontext, ontop_fcontext), after which the
+// thread runs another context's frames and comes back when one switches back. The frame's
+// path up to the call must be in the ring before it (no elided flush), and the decoder cannot
+// predict its arrival after it (the flush reached from there is always written).
+bool mayComeBackElsewhere(const llvm::CallBase &CB);
+
 // The name shown for the callee in summaries; empty for an indirect call.
 std::string calleeName(const llvm::CallBase &CB);
 

@@ -45,6 +45,7 @@
 #include "AccFold.h"
 #include "AccShiftSink.h"
 #include "BlockDiscriminators.h"
+#include "CallClassifier.h"
 
 #include "crashtrail/abi.h"
 
@@ -406,8 +407,9 @@ struct Emitter {
         new StoreInst(Init, Acc, End);
         if (isa<CallInst>(End)) reloadNow(End->getNextNode());
         // A call that returns twice (setjmp) comes back through longjmp with whatever the
-        // accumulator held when longjmp was called: start the record again after it.
-        if (isa<CallInst>(End) && cast<CallInst>(End)->hasFnAttr(Attribute::ReturnsTwice))
+        // accumulator held when longjmp was called: start the record again after it. (After a
+        // context switch the registers are the context's own; starting again costs nothing.)
+        if (isa<CallInst>(End) && mayComeBackElsewhere(*cast<CallInst>(End)))
           new StoreInst(Init, Acc, End->getNextNode());
       }
     }

@@ -68,7 +68,7 @@ struct Builder {
   // inside the callee sees the frame in its unwound stack.
   bool isTailPositionCall(const CallInst &CI) const {
     auto *Ret = dyn_cast_or_null<ReturnInst>(CI.getNextNonDebugInstruction());
-    if (!Ret || !CI.isTailCall() || CI.hasFnAttr(Attribute::ReturnsTwice) ||
+    if (!Ret || !CI.isTailCall() || mayComeBackElsewhere(CI) ||
         F.getFnAttribute("disable-tail-calls").getValueAsBool())
       return false;
     // A function that returns nothing may drop the callee's result: `call i32 @f(); ret void`
@@ -197,7 +197,7 @@ struct Builder {
       // A call in tail position is also the frame's return: stamped as its return would be.
       B.Stamped = calleeMayBeForeign(*CB) || (TailPosition && StampExit);
       B.Elidable = CI && CI->getCalledFunction() && !CI->isMustTailCall() &&
-                   !CI->hasFnAttr(Attribute::ReturnsTwice) && !CI->doesNotReturn() &&
+                   !mayComeBackElsewhere(*CI) && !CI->doesNotReturn() &&
                    !CI->getCalledFunction()->doesNotReturn();
       if (auto *II = dyn_cast<InvokeInst>(CB)) {
         B.Term = CT_TERM_INVOKE;
@@ -416,17 +416,18 @@ struct Builder {
   // The decoder follows a frame from site to site, so it cannot see a frame arrive at a site
   // it could not predict: the entry of a function that may be entered from elsewhere (an
   // indirect call, uninstrumented code, another module: the record says which function it
-  // is), a landing pad (an exception), the continuation of setjmp (a longjmp). A flush reached
-  // empty from such a site is always written.
+  // is), a landing pad (an exception), the continuation of setjmp (a longjmp) or of a context
+  // switch (mayComeBackElsewhere). A flush reached empty from such a site is always written.
   void classifyFlushes() {
     unsigned N = P.Blocks.size();
     std::vector<bool> Empty(N, false), FromEntry(N, false), Bits(N, false); // FromEntry: from an unpredictable site;
     for (unsigned I = 0; I < N; ++I) {
       const BlockPlan &B = P.Blocks[I];
       Empty[I] = B.Site >= 0 || B.Check;
-      FromEntry[I] = (I == 0 && mayBeEnteredFromOutside(F)) || Landing.count(B.BB);
-      if (B.Term == CT_TERM_CALL && !B.Succs.empty() &&
-          B.Call->hasFnAttr(Attribute::ReturnsTwice))
+      // Or-ed: an earlier block's call may have marked this one its continuation already.
+      FromEntry[I] = FromEntry[I] || (I == 0 && mayBeEnteredFromOutside(F)) ||
+                     Landing.count(B.BB);
+      if (B.Term == CT_TERM_CALL && !B.Succs.empty() && mayComeBackElsewhere(*B.Call))
         FromEntry[B.Succs[0].Block] = true;
     }
     for (bool Changed = true; Changed;) {
