@@ -14,7 +14,7 @@
  * Invariant: every line of a step, frame or execution entry is in the report when its file is
  * readable (and under 16 MiB, source_cache.c); with CONTEXT lines around it unless the report
  * is already large. Lines longer than MAX_LINE are cut (at a UTF-8 character boundary).
- * Output: [{"file":S,"lines":N,"whole":B,"chunks":[first,[text...],...]}].
+ * Output: [{"file":S,"lines":N,"whole":B,"chunks":[first,[text...],...]}], readable files only.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -209,7 +209,10 @@ int ct_report_write_sources(const struct ct_timeline *t, struct ct_intern *in, F
   qsort(files, nfiles, sizeof *files, src_cmp);
   choose(files, nfiles, budget);
   putc('[', out);
-  for (size_t i = 0; i < nfiles; i++) write_file(out, &files[i], w, cache, in->strs[files[i].file], i > 0);
+  /* A file this machine cannot read (a library's, from its debug file: ./nptl/pthread_kill.c)
+   * would carry only its name. */
+  for (size_t i = 0, k = 0; i < nfiles; i++)
+    if (files[i].nlines) write_file(out, &files[i], w, cache, in->strs[files[i].file], k++ > 0);
   putc(']', out);
   rc = 0;
 out:
