@@ -276,15 +276,21 @@ static void load_symbols(struct ct_elf *e) {
   if (e->nsyms) qsort(e->syms, e->nsyms, sizeof *e->syms, sym_cmp);
 }
 
-const char *ct_elf_symbol_at(struct ct_elf *e, uint64_t addr, uint64_t *start, uint64_t *size) {
+/* The index of the first symbol starting after addr (past_addr) or at or after it. */
+static size_t sym_bound(struct ct_elf *e, uint64_t addr, int past_addr) {
   size_t lo = 0, hi;
   if (!e->syms_loaded) load_symbols(e);
   hi = e->nsyms;
-  while (lo < hi) { /* first symbol starting after addr */
+  while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (e->syms[mid].start <= addr) lo = mid + 1;
+    if (e->syms[mid].start < addr || (past_addr && e->syms[mid].start == addr)) lo = mid + 1;
     else hi = mid;
   }
+  return lo;
+}
+
+const char *ct_elf_symbol_at(struct ct_elf *e, uint64_t addr, uint64_t *start, uint64_t *size) {
+  size_t lo = sym_bound(e, addr, 1);
   if (lo == 0) return NULL;
   const struct ct_sym *s = &e->syms[lo - 1];
   if (s->size && addr >= s->start + s->size) return NULL;
@@ -294,15 +300,7 @@ const char *ct_elf_symbol_at(struct ct_elf *e, uint64_t addr, uint64_t *start, u
 }
 
 int ct_elf_symbol_alias(struct ct_elf *e, uint64_t start, const char *name) {
-  size_t lo = 0, hi;
-  if (!e->syms_loaded) load_symbols(e);
-  hi = e->nsyms;
-  while (lo < hi) { /* the first symbol starting at or after start */
-    size_t mid = lo + (hi - lo) / 2;
-    if (e->syms[mid].start < start) lo = mid + 1;
-    else hi = mid;
-  }
-  for (; lo < e->nsyms && e->syms[lo].start == start; lo++)
+  for (size_t lo = sym_bound(e, start, 0); lo < e->nsyms && e->syms[lo].start == start; lo++)
     if (!strcmp(e->syms[lo].name, name)) return 1;
   return 0;
 }

@@ -9,6 +9,7 @@
  * async-signal-safe); the dump writer copies it (CT_DS_VDSO).
  */
 #include <elf.h>
+#include <string.h>
 #include <sys/auxv.h>
 
 #include "rt_internal.h"
@@ -20,9 +21,8 @@ size_t ct_vdso_len;
 void ct_vdso_locate(void) {
   const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
   uint64_t end;
-  if (!eh || eh->e_ident[EI_MAG0] != ELFMAG0 || eh->e_ident[EI_MAG1] != ELFMAG1 ||
-      eh->e_ident[EI_MAG2] != ELFMAG2 || eh->e_ident[EI_MAG3] != ELFMAG3 ||
-      eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_phentsize != sizeof(Elf64_Phdr))
+  if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh->e_phentsize != sizeof(Elf64_Phdr))
     return;
   end = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
   const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)eh + eh->e_phoff);
