@@ -159,26 +159,12 @@ void ct_install_crash_handlers(void) {
       nkept++;
     }
   }
+  ct_keep_faults_deliverable();
   if (nkept) {
     ct_msg_str(&kept, " (AddressSanitizer with allow_user_segv_handler=0?); no dump on ");
     ct_msg_str(&kept, nkept > 1 ? "these signals" : "this signal");
     ct_msg_emit(&kept);
   }
-}
-
-/* A fault the CPU raises while its signal is blocked is not queued: the kernel resets the
- * action to the default and kills the process, so no handler runs and no dump is written.
- * Thread pools often create their threads with every signal blocked (liblzma's
- * mythread_create: sigfillset, then pthread_create, whose thread inherits the mask), so a
- * thread unblocks the fault signals when it first records (ring.c, ct_thread_get). SIGABRT is
- * left as it is: abort() unblocks it itself. A kill of such a signal aimed at the thread is
- * then delivered rather than left pending. any */
-void ct_unblock_faults(void) {
-  sigset_t set;
-  sigemptyset(&set);
-  for (size_t i = 0; i < CT_NFATAL; i++)
-    if (ct_fatal_signals[i] != SIGABRT) sigaddset(&set, ct_fatal_signals[i]);
-  (void)sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
 CT_EXPORT void crashtrail_install_handlers(void) {

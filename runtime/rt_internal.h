@@ -148,10 +148,11 @@ CT_HIDDEN void ct_dump_release(void);
 CT_HIDDEN pid_t ct_dump_owner(void);            /* any: the thread writing a dump, or 0 */
 CT_HIDDEN extern char ct_last_dump[CT_PATH_MAX];
 
-/* ---- signals (crash_handler.c, on_demand.c) --------------------------------------------------- */
+/* ---- signals (crash_handler.c, on_demand.c, signal_mask.c) ------------------------------------ */
 CT_HIDDEN void ct_install_crash_handlers(void); /* normal */
 CT_HIDDEN void ct_install_dump_signal(void);    /* normal */
 CT_HIDDEN void ct_unblock_faults(void);         /* any: a thread's first record */
+CT_HIDDEN void ct_keep_faults_deliverable(void); /* any: masks set from now on never block them */
 
 /* ---- start-up (init.c) ------------------------------------------------------------------------ */
 CT_HIDDEN void ct_ensure_init(void);            /* any: cheap after the first call */

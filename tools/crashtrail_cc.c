@@ -135,7 +135,9 @@ int main(int argc, char **argv) {
       } else {
         snprintf(rt, sizeof rt, "%s/libcrashtrail-rt.a", lib);
         args[n++] = rt;
-        args[n++] = "-Wl,--export-dynamic-symbol=__crashtrail_*,--export-dynamic-symbol=crashtrail_*";
+        args[n++] = "-Wl,--export-dynamic-symbol=__crashtrail_*,--export-dynamic-symbol=crashtrail_*,"
+                    "--export-dynamic-symbol=sigprocmask,--export-dynamic-symbol=pthread_sigmask,"
+                    "--export-dynamic-symbol=sigaction";
       }
     }
   }

@@ -386,6 +386,40 @@ def blocked_signals(c):
     return "%s; one dump, crashed thread ct-blocked, %d steps" % (r.how(), len(th["steps"]))
 
 
+@case("blocked_signals.later")
+def blocked_signals_later(c):
+    """Masks set after a thread's first record: the main thread blocks everything with
+    sigprocmask, a worker with pthread_sigmask, a handler runs with a full sa_mask, an
+    uninstrumented shared library blocks everything; each then faults and must dump
+    (signal_mask.c). And what the program can observe of those functions is what it observes
+    without crashtrail."""
+    lib = c.build(["masks_lib.c"], "libmasks.so", plain=True, flags=["-shared", "-fPIC"])
+    exe, plain = c.build_pair(["masks.c"], "masks", flags=[lib])
+    out = []
+    for mode, signo, thread, last in (("main", signal.SIGSEGV, "ct-main", "fault"),
+                                      ("thread", signal.SIGSEGV, "ct-masked", "fault"),
+                                      ("handler", signal.SIGFPE, "ct-main", "on_usr1"),
+                                      ("lib", signal.SIGSEGV, "ct-main", "fault")):
+        for f in c.dump_files():
+            os.unlink(f)
+        r, p = c.run([exe, mode]), c.run([plain, mode])
+        same_death(r, p, signo)
+        dump = c.one_dump(r)
+        announced(r, dump)
+        th = crashed_thread(c.show(dump), name=thread)
+        expect(functions(th)[-1] == last, "%s: the last step is in %s, not %s"
+               % (mode, functions(th)[-1], last))
+        out.append("%s: %s, dump" % (mode, r.how()))
+    for f in c.dump_files():
+        os.unlink(f)
+    r, p = c.run([exe, "api"]), c.run([plain, "api"])
+    expect(r.status == 0 and p.status == 0, "api: %s / %s\n%s" % (r.how(), p.how(), r.err))
+    expect(r.out == p.out, "api: the program sees other results with crashtrail:\n%s\nwithout:\n%s"
+           % (r.out, p.out))
+    expect(not c.dump_files(), "api: a dump was written")
+    return "; ".join(out) + "; api output identical (%d lines)" % len(r.out.splitlines())
+
+
 def truncated_dump(c, r):
     """The nested fault stopped the writer: the file is there, and refused as truncated."""
     files = c.dump_files()
