@@ -50,7 +50,9 @@
  *
  * Exit status: 0 report written (look at "crashed"), 2 usage or system error, 3 timeout.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
