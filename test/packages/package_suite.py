@@ -37,11 +37,17 @@ Packages (`--package`):
         crashed thread's stack must go through the encoder to liblzma's worker_start, its
         timeline end in liblzma, and the dump hold the other threads' timelines too.
 
+  sed  GNU sed 4.9: gnulib's DFA matcher (instrumented) in front of glibc's regex engine (not);
+        `make check` (its testsuite and gnulib's tests), whose every test must give the plain
+        build's result, with no dump. Crash: SIGSEGV from outside while sed rewrites 16 MB of
+        text with a back-referencing substitution; the stack must go through process_files to
+        main, and the timeline hold the matcher's steps (match_regex).
+
 Steps: apt-get source (deb-src lines added if apt has none, as fidelity.py does); two builds in
 WORK/PACKAGE (`plain`: clang-14 -O2 -g, `crashtrail`: crashtrail-cc -O2 -g; rebuilt when
 crashtrail changes); both test suites; the crash.
 
-Usage: package_suite.py --package gawk|bash|jsoncpp|xz --crashtrail-build BUILD --work DIR
+Usage: package_suite.py --package gawk|bash|jsoncpp|sed|xz --crashtrail-build BUILD --work DIR
 """
 import argparse
 import ctypes
@@ -115,7 +121,7 @@ def build(pkg, src, tree, cc, stamp_inputs):
     if p.returncode != 0:
         fail(f"cannot copy {src} to {tree}: {p.stderr}")
     log(f"configure and make {os.path.basename(tree)} (CC={os.path.basename(cc)})")
-    env = dict(os.environ, CC=cc, CFLAGS="-O2 -g")
+    env = dict(os.environ, CC=cc, CFLAGS=pkg.get("cflags", "-O2 -g"))
     p = run(["./configure"] + pkg["configure"], cwd=tree, env=env)
     if p.returncode != 0:
         fail(f"configure with {cc} failed:\n{p.stdout[-3000:]}{p.stderr[-2000:]}")
@@ -326,14 +332,23 @@ def jsoncpp_results(tree, dumps):
     return results
 
 
-def jsoncpp_suites(plain, ct, work):
-    a, b, dumps = both_suites(plain, ct, work, jsoncpp_results)
+def same_results(plain, ct, work, suite, log_of=lambda tree, name: None):
+    """Every test of suite gives the plain build's result in the crashtrail build, and no dump
+    is written. log_of(tree, name): a failed test's log, shown when results differ."""
+    a, b, dumps = both_suites(plain, ct, work, suite)
     differ = [n for n in sorted(a) if a[n] != b[n]]
     if differ:
+        logs = [log_of(ct, n) for n in differ[:2]]
+        shown = "".join(open(f, errors="replace").read()[-800:] for f in logs
+                        if f and os.path.exists(f))
         fail(f"tests whose result differs from the plain build's: "
-             f"{', '.join(f'{n} ({a[n]} / {b[n]})' for n in differ[:10])}")
+             f"{', '.join(f'{n} ({a[n]} / {b[n]})' for n in differ[:10])}\n{shown}")
     no_dumps(dumps)
     log(f"test suite: each of {len(a)} tests gives the plain build's result; no dump written")
+
+
+def jsoncpp_suites(plain, ct, work):
+    same_results(plain, ct, work, jsoncpp_results)
 
 
 def jsoncpp_crash(lib, dumps, ct, src):
@@ -351,8 +366,8 @@ def jsoncpp_crash(lib, dumps, ct, src):
     return p.stderr
 
 
-# ---- xz -----------------------------------------------------------------------------------
-def xz_results(tree, dumps):
+# ---- automake suites (xz, sed) -----------------------------------------------------------
+def automake_results(tree, dumps):
     """`make check`: every test's automake result (PASS, FAIL, SKIP...), by name."""
     t = time.time()
     p = run(["make", "check", f"-j{os.cpu_count() or 1}"], cwd=tree,
@@ -368,16 +383,15 @@ def xz_results(tree, dumps):
     return results
 
 
+def automake_log(subdir):
+    """Where automake's harness leaves a test's log: DIR/NAME.log, NAME without its suffix."""
+    return lambda tree, name: os.path.join(tree, subdir, os.path.splitext(os.path.basename(name))[0]
+                                           + ".log")
+
+
+# ---- xz -----------------------------------------------------------------------------------
 def xz_suites(plain, ct, work):
-    a, b, dumps = both_suites(plain, ct, work, xz_results)
-    differ = [n for n in sorted(a) if a[n] != b[n]]
-    if differ:
-        logs = "".join(open(os.path.join(ct, "tests", n + ".log"), errors="replace").read()[-800:]
-                       for n in differ[:2] if os.path.exists(os.path.join(ct, "tests", n + ".log")))
-        fail(f"tests whose result differs from the plain build's: "
-             f"{', '.join(f'{n} ({a[n]} / {b[n]})' for n in differ)}\n{logs}")
-    no_dumps(dumps)
-    log(f"test suite: each of {len(a)} tests gives the plain build's result; no dump written")
+    same_results(plain, ct, work, automake_results, automake_log("tests"))
 
 
 def xz_input(path, megabytes):
@@ -427,6 +441,27 @@ def xz_crash(lib, dumps, **_):
     return err
 
 
+# ---- sed ----------------------------------------------------------------------------------
+def sed_suites(plain, ct, work):
+    same_results(plain, ct, work, automake_results, automake_log("testsuite"))
+
+
+def sed_crash(sed, dumps, **_):
+    """SIGSEGV from outside while sed rewrites words around their first `o`."""
+    data = os.path.join(os.path.dirname(dumps), "input.txt")
+    if not os.path.exists(data):
+        xz_input(data, 16)
+    p = subprocess.Popen([sed, r"s/\([a-z]*\)o\([a-z]*\)/\2\1/g", data],
+                         env=dict(os.environ, CRASHTRAIL_DIR=dumps),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGSEGV)
+    _, err = p.communicate(timeout=60)
+    if p.returncode != -signal.SIGSEGV:
+        fail(f"sed ended with status {p.returncode}, not by SIGSEGV:\n{err[-2000:]}")
+    return err
+
+
 PACKAGES = {
     "gawk": dict(pattern="gawk-5.*", binary="gawk", configure=["--disable-nls"],
                  built=["gawk", "extension/.libs/*.so"], may_fail=[], suites=gawk_suites,
@@ -453,6 +488,13 @@ PACKAGES = {
                     steps_in=(r"libjsoncpp\S*\s.*json_value\.cpp:\d+\s+\|\s+throw RuntimeError",
                               r"jsoncpp_m\S*\s.*jsoncpp_misuse\.cpp:\d+\s+\|\s+\+\+thrown;"),
                     signal_frame=False),
+    # DWARF 4: three of sed's tests run it under valgrind, whose 3.19 gives up on some of clang
+    # 14's DWARF 5 (in the plain build, not the crashtrail one: the results would differ)
+    "sed": dict(pattern="sed-4.*", binary="sed/sed", configure=["--disable-nls"],
+                cflags="-O2 -g -gdwarf-4",
+                built=["sed/sed"], may_fail=[], suites=sed_suites, crash=sed_crash,
+                stack=("process_files", "main"), crash_line=r"<== crash",
+                steps_in=r"match_regex\s+regexp\.c:\d+", signal_frame=False),
     "xz": dict(source="xz-utils", pattern="xz-utils-5.*", binary="src/liblzma/.libs/liblzma.so",
                configure=["--disable-nls", "--disable-doc"],
                built=["src/xz/.libs/xz", "src/liblzma/.libs/liblzma.so"], may_fail=[],
