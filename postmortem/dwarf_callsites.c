@@ -316,7 +316,8 @@ int ct_dw_scan_call_returns(const struct ct_dw_info_sections *s, uint64_t die_of
             out[n++] = ret;
         }
     }
-    qsort(out, n, sizeof *out, cmp_u64);
+    if (n)
+        qsort(out, n, sizeof *out, cmp_u64); /* qsort(NULL, 0) is undefined */
     *rets = out;
     *nrets = n;
     out = NULL;
