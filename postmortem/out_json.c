@@ -18,12 +18,13 @@
 void ct_format_time(int64_t sec, char *buf, size_t len) {
   struct tm tm;
   time_t t = (time_t)sec;
-  gmtime_r(&t, &tm);
-  strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+    snprintf(buf, len, "?"); /* a year beyond what struct tm holds: a corrupted time */
 }
 
 int64_t ct_mono_to_unix_ns(const struct ct_crash_info *i, uint64_t mono_ns) {
-  return i->realtime_ns - ((int64_t)i->monotonic_ns - (int64_t)mono_ns);
+  /* Unsigned: corrupted clocks wrap instead of overflowing. */
+  return (int64_t)((uint64_t)i->realtime_ns - (i->monotonic_ns - mono_ns));
 }
 
 static const char *module_name(const struct ct_timeline *t, int idx) {

@@ -183,7 +183,10 @@ static int fill_info(struct ct_timeline *t, const struct ct_dump *d, const struc
   i->reason = (int)d->process.reason;
   i->executable = keep(t, d->exe);
   i->message = d->reason && d->reason[0] ? keep(t, d->reason) : NULL;
-  i->realtime_ns = d->process.realtime_sec * 1000000000ll + d->process.realtime_nsec;
+  /* A corrupted header can hold any time: outside 1970-2262 (int64 nanoseconds) it is unknown. */
+  if (d->process.realtime_sec >= 0 && d->process.realtime_sec < INT64_MAX / 1000000000ll - 1 &&
+      d->process.realtime_nsec < 1000000000u)
+    i->realtime_ns = d->process.realtime_sec * 1000000000ll + d->process.realtime_nsec;
   i->monotonic_ns = d->process.monotonic_ns;
   for (size_t at = 0; at < d->cmdline_len; at += strlen(d->cmdline + at) + 1) i->narguments++;
   i->arguments = ct_arena_alloc(&t->arena, (i->narguments + 1) * sizeof *i->arguments);
