@@ -38,7 +38,8 @@
 #include "rt_internal.h"
 
 #define CT_SIGBIT(s) ((uint64_t)1 << ((s) - 1))
-/* The signals the kernel forces on a thread (CPU faults, seccomp), whose blocking kills. */
+/* The signals the kernel forces on a thread (CPU faults, seccomp), whose blocking kills:
+ * crash_handler.c's ct_fatal_signals but SIGABRT. */
 static const uint64_t ct_fault_bits = CT_SIGBIT(SIGSEGV) | CT_SIGBIT(SIGBUS) | CT_SIGBIT(SIGILL) |
                                       CT_SIGBIT(SIGFPE) | CT_SIGBIT(SIGTRAP) | CT_SIGBIT(SIGSYS);
 /* glibc's SIGCANCEL and SIGSETXID (__SIGRTMIN and __SIGRTMIN + 1), never blocked by glibc. */
@@ -68,10 +69,16 @@ static const sigset_t *ct_blockable(const sigset_t *set, sigset_t *copy) {
   return copy;
 }
 
+/* The set a mask change passes on: a set to block or to set loses the fault signals; one to
+ * unblock stays as it is. any */
+static const sigset_t *ct_mask_arg(int how, const sigset_t *set, sigset_t *copy) {
+  return set && how != SIG_UNBLOCK ? ct_blockable(set, copy) : set;
+}
+
 /* The mask change itself: 0 or an errno value; errno untouched. any */
 static int ct_change_mask(int how, const sigset_t *set, sigset_t *old) {
   sigset_t copy;
-  if (set && how != SIG_UNBLOCK) set = ct_blockable(set, &copy);
+  set = ct_mask_arg(how, set, &copy);
   int saved = errno;
   if (__interceptor_pthread_sigmask) {
     int rc = __interceptor_pthread_sigmask(how, set, old);
@@ -92,8 +99,7 @@ CT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
 CT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
   if (__interceptor_sigprocmask) {
     sigset_t copy;
-    if (set && how != SIG_UNBLOCK) set = ct_blockable(set, &copy);
-    return __interceptor_sigprocmask(how, set, old);
+    return __interceptor_sigprocmask(how, ct_mask_arg(how, set, &copy), old);
   }
   int err = ct_change_mask(how, set, old);
   if (!err) return 0;
