@@ -335,8 +335,15 @@ static const char *check_list_unit(struct ct_dw_cursor *c, int loclists)
     }
     u.p = entries;
     while (u.p < u.end)
-        if (check_one_list(&u, loclists) != 0)
+        if (check_one_list(&u, loclists) != 0) {
+            /* GCC (-gvariable-location-views, its default since GCC 8) puts each location list's
+             * view numbers, bare ULEB128 pairs that DW_AT_GNU_locviews points at, right before
+             * the list: a run cannot be walked past the first of them. Headers, offset tables
+             * and the lists they name are checked; the rest of such a run is libdwarf's. */
+            if (loclists)
+                break;
             return "malformed list";
+        }
     return NULL;
 }
 

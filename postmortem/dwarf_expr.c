@@ -791,7 +791,7 @@ static int frame_base_cb(const struct ct_dw_env *env, uint64_t *out)
     struct ct_dw_loc loc = {.n = 0};
     int rc;
     inner.frame_base = NULL; /* a frame base defined by itself is malformed */
-    if (dwarf_offdie_b(d->info, o->fb_die, 1, &die, &e) != DW_DLV_OK)
+    if (ct_dw_offdie(d, o->fb_die, &die, &e) != DW_DLV_OK)
         return ct_dw_fail(d, d->info, &e, "reading the function DIE");
     rc = dwarf_attr(die, DW_AT_frame_base, &attr, &e);
     if (rc == DW_DLV_OK) {
@@ -821,7 +821,7 @@ static int addrx_cb(const struct ct_dw_env *env, uint64_t index, uint64_t *out)
     Dwarf_Die die = NULL;
     Dwarf_Addr a = 0;
     int rc;
-    if (dwarf_offdie_b(o->d->info, o->cu_die, 1, &die, &e) != DW_DLV_OK)
+    if (ct_dw_offdie(o->d, o->cu_die, &die, &e) != DW_DLV_OK)
         return ct_dw_fail(o->d, o->d->info, &e, "reading the CU DIE");
     rc = dwarf_debug_addr_index_to_addr(die, index, &a, &e);
     dwarf_dealloc_die(die);
@@ -842,7 +842,7 @@ static size_t var_size(struct ct_dwarf *d, Dwarf_Die var)
     size_t result = 8;
     for (int hop = 0; hop < CT_DW_MAX_REF_HOPS; hop++) {
         if (ct_dw_ref(d, cur, DW_AT_type, &off) != 0 ||
-            dwarf_offdie_b(d->info, off, 1, &next, &e) != DW_DLV_OK)
+            ct_dw_offdie(d, off, &next, &e) != DW_DLV_OK)
             break;
         if (cur != var)
             dwarf_dealloc_die(cur);
@@ -923,7 +923,7 @@ static int eval_var(struct ct_dwarf *d, Dwarf_Off var_off, const struct ct_dw_en
     struct ct_dw_loc loc;
     size_t size;
     int rc;
-    if (dwarf_offdie_b(d->info, var_off, 1, &var, &e) != DW_DLV_OK)
+    if (ct_dw_offdie(d, var_off, &var, &e) != DW_DLV_OK)
         return ct_dw_fail(d, d->info, &e, "reading the variable DIE");
     size = var_size(d, var);
     rc = const_value(d, var, size, value);
@@ -970,7 +970,7 @@ static int die_named(struct ct_dwarf *d, Dwarf_Die die, const char *name)
         }
         ct_dw_fail(NULL, d->info, &e, "");
         if (ct_dw_ref(d, cur, DW_AT_abstract_origin, &off) != 0 ||
-            dwarf_offdie_b(d->info, off, 1, &next, &e) != DW_DLV_OK)
+            ct_dw_offdie(d, off, &next, &e) != DW_DLV_OK)
             break;
         if (cur != die)
             dwarf_dealloc_die(cur);
@@ -1027,7 +1027,7 @@ static int search_scope(struct var_search *s, Dwarf_Off off, int in_range, Dwarf
     Dwarf_Error e = NULL;
     Dwarf_Die die = NULL;
     int rc;
-    if (dwarf_offdie_b(s->d->info, off, 1, &die, &e) != DW_DLV_OK)
+    if (ct_dw_offdie(s->d, off, &die, &e) != DW_DLV_OK)
         return ct_dw_fail(s->d, s->d->info, &e, "reading a scope DIE");
     s->best_depth = -1;
     rc = ct_dw_walk(s->d, die, var_visit, s, in_range);
@@ -1066,7 +1066,7 @@ static int find_var(struct ct_dwarf *d, const struct ct_dw_cu *cu, int32_t s, ui
         Dwarf_Die die = NULL;
         Dwarf_Error e = NULL;
         Dwarf_Off origin = 0;
-        if (dwarf_offdie_b(d->info, cu->scopes[c].die, 1, &die, &e) == DW_DLV_OK) {
+        if (ct_dw_offdie(d, cu->scopes[c].die, &die, &e) == DW_DLV_OK) {
             if (ct_dw_ref(d, die, DW_AT_abstract_origin, &origin) == 0)
                 search_scope(&vs, origin, 0, var); /* only sets vs.elsewhere */
             dwarf_dealloc_die(die);

@@ -59,7 +59,7 @@ static Dwarf_Die declaring_die(struct ct_dwarf *d, Dwarf_Off off)
     Dwarf_Die die = NULL;
     for (int hop = 0; hop < CT_DW_MAX_REF_HOPS; hop++) {
         char *name = NULL;
-        if (dwarf_offdie_b(d->info, off, 1, &die, &e) != DW_DLV_OK)
+        if (ct_dw_offdie(d, off, &die, &e) != DW_DLV_OK)
             break;
         if (dwarf_diename(die, &name, &e) == DW_DLV_OK)
             return die;
@@ -90,7 +90,7 @@ static void type_name(struct ct_dwarf *d, Dwarf_Off off, char *out, size_t cap, 
     Dwarf_Half tag = 0;
     char *name = NULL;
     snprintf(out, cap, "?");
-    if (depth > 4 || dwarf_offdie_b(d->info, off, 1, &die, &e) != DW_DLV_OK ||
+    if (depth > 4 || ct_dw_offdie(d, off, &die, &e) != DW_DLV_OK ||
         dwarf_tag(die, &tag, &e) != DW_DLV_OK) {
         ct_dw_fail(NULL, d->info, &e, "");
         if (die)
@@ -152,7 +152,7 @@ static void type_kind(struct ct_dwarf *d, Dwarf_Off off, struct type_info *t)
         Dwarf_Die die = NULL;
         Dwarf_Half tag = 0;
         Dwarf_Unsigned size = 0, enc = 0;
-        if (dwarf_offdie_b(d->info, off, 1, &die, &e) != DW_DLV_OK ||
+        if (ct_dw_offdie(d, off, &die, &e) != DW_DLV_OK ||
             dwarf_tag(die, &tag, &e) != DW_DLV_OK) {
             if (die)
                 dwarf_dealloc_die(die);
@@ -319,7 +319,7 @@ int ct_dwarf_locals(struct ct_dwarf *d, uint64_t link_pc, const struct ct_regs *
         struct collect col = {.d = d, .pc = link_pc, .cu_base = cu->base};
         Dwarf_Error e = NULL;
         Dwarf_Die scope = NULL;
-        if (dwarf_offdie_b(d->info, cu->scopes[c].die, 1, &scope, &e) != DW_DLV_OK)
+        if (ct_dw_offdie(d, cu->scopes[c].die, &scope, &e) != DW_DLV_OK)
             return ct_dw_fail(d, d->info, &e, "reading a scope DIE");
         int rc = ct_dw_walk(d, scope, visit, &col, 1);
         dwarf_dealloc_die(scope);

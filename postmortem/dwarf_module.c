@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf_lazy.h"
 #include "dwarf_module_internal.h"
 
 #define CT_DW_CHUNK 65536
@@ -633,7 +634,7 @@ static struct ct_dw_name *names_for_off(struct ct_dwarf *d, Dwarf_Off off, int h
     struct ct_dw_name *n = names_slot(d, off);
     if (!n || n->used)
         return n;
-    if (dwarf_offdie_b(d->info, off, 1, &die, &e) != DW_DLV_OK) {
+    if (ct_dw_offdie(d, off, &die, &e) != DW_DLV_OK) {
         ct_dw_fail(d, d->info, &e, "reading a referenced DIE");
         return NULL;
     }
@@ -696,6 +697,23 @@ static const char *file_name(const struct cu_files *f, Dwarf_Unsigned num)
     return f->names[num - f->base];
 }
 
+/* Lazy debug file: makes the unit's line table readable before libdwarf reads it.  Returns 0,
+ * or -1 when the unit has none or it is malformed. */
+static int lazy_line_table(struct ct_dwarf *d, Dwarf_Die cu_die)
+{
+    Dwarf_Error e = NULL;
+    Dwarf_Attribute attr = NULL;
+    Dwarf_Unsigned off = 0;
+    int rc = dwarf_attr(cu_die, DW_AT_stmt_list, &attr, &e);
+    if (rc == DW_DLV_ERROR)
+        dwarf_dealloc_error(d->info, e);
+    if (rc != DW_DLV_OK)
+        return -1;
+    rc = attr_secoffset(d, attr, &off);
+    dwarf_dealloc_attribute(attr);
+    return rc == 0 ? ct_dw_lazy_line_table(d->lazy, off) : -1;
+}
+
 /* Loads the CU's file table into the pool.  Returns 0 (possibly empty)
  * or -1 on OOM. */
 static int load_files(struct ct_dwarf *d, Dwarf_Die cu_die, struct cu_files *f)
@@ -710,6 +728,8 @@ static int load_files(struct ct_dwarf *d, Dwarf_Die cu_die, struct cu_files *f)
         f->base = 0;
     else
         f->base = 1;
+    if (d->lazy && lazy_line_table(d, cu_die) != 0)
+        return 0; /* no readable line table: no files, no rows */
     if (dwarf_srcfiles(cu_die, &list, &cnt, &e) != DW_DLV_OK) {
         ct_dw_fail(d, d->info, &e, "reading the file table");
         return 0;
@@ -832,12 +852,19 @@ static int decode_lines(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_di
     Dwarf_Error e = NULL;
     Dwarf_Attribute attr = NULL;
     Dwarf_Unsigned off = 0;
-    if (!d->line_tried) {
+    const uint8_t *sec = (const uint8_t *)d->line_sec;
+    uint64_t sec_len = d->line_len;
+    if (d->lazy) {
+        /* Inflated as far as this unit's table by load_files (lazy_line_table). */
+        sec = ct_dw_lazy_need(d->lazy, CT_LZ_LINE, 0, &sec_len);
+    } else if (!d->line_tried) {
         d->line_tried = 1;
         if (d->info_path)
             d->line_sec = ct_dw_elf_read_section(d->info_path, ".debug_line", &d->line_len);
+        sec = (const uint8_t *)d->line_sec;
+        sec_len = d->line_len;
     }
-    if (!d->line_sec)
+    if (!sec)
         return -1;
     int rc = dwarf_attr(cu_die, DW_AT_stmt_list, &attr, &e);
     if (rc == DW_DLV_OK) {
@@ -850,8 +877,7 @@ static int decode_lines(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_di
         return -1;
     struct ct_dw_line_files lf = {files->names, files->count > 0 ? (size_t)files->count : 0,
                                   files->base};
-    return ct_dw_decode_lines((const uint8_t *)d->line_sec, d->line_len, off, &lf, &cu->rows,
-                              &cu->nrows);
+    return ct_dw_decode_lines(sec, (size_t)sec_len, off, &lf, &cu->rows, &cu->nrows);
 }
 
 /* Reads the CU's line table with libdwarf, in program order.  A CU without one gets no rows.
@@ -1096,7 +1122,7 @@ static int load_calls(struct ct_dwarf *d, struct ct_dw_cu *cu)
     Dwarf_Error e = NULL;
     Dwarf_Die cu_die = NULL;
     struct call_build b = {d, cu, 0};
-    if (dwarf_offdie_b(d->info, cu->die_off, 1, &cu_die, &e) != DW_DLV_OK)
+    if (ct_dw_offdie(d, cu->die_off, &cu_die, &e) != DW_DLV_OK)
         return ct_dw_fail(d, d->info, &e, "reading a CU DIE");
     int rc = ct_dw_walk(d, cu_die, call_visit, &b, -1);
     dwarf_dealloc_die(cu_die);
@@ -1128,7 +1154,7 @@ static int cu_load(struct ct_dwarf *d, struct ct_dw_cu *cu, enum ct_dw_cu_index 
     if (what == CT_DW_CU_CALLS) {
         rc = load_calls(d, cu);
     } else {
-        if (dwarf_offdie_b(d->info, cu->die_off, 1, &cu_die, &e) != DW_DLV_OK)
+        if (ct_dw_offdie(d, cu->die_off, &cu_die, &e) != DW_DLV_OK)
             return ct_dw_fail(d, d->info, &e, "reading a CU DIE");
         rc = load_files(d, cu_die, &files);
         if (rc == 0 && what == CT_DW_CU_LINES)
@@ -1145,6 +1171,38 @@ static int cu_load(struct ct_dwarf *d, struct ct_dw_cu *cu, enum ct_dw_cu_index 
 
 #define CU_WANT(index) (1u << (index))
 
+int ct_dw_offdie(struct ct_dwarf *d, Dwarf_Off off, Dwarf_Die *die, Dwarf_Error *e)
+{
+    if (d->lazy && ct_dw_lazy_unit(d->lazy, off, NULL, NULL) != 0)
+        return DW_DLV_NO_ENTRY;
+    return dwarf_offdie_b(d->info, off, 1, die, e);
+}
+
+/* A CU indexed from .debug_aranges: its first DIE (the unit's header, made readable, says where)
+ * and its base address, read once.  Sets cu->resolved to 1, or -1 if unreadable. */
+static void lazy_resolve(struct ct_dwarf *d, struct ct_dw_cu *cu)
+{
+    Dwarf_Error e = NULL;
+    Dwarf_Die cu_die = NULL;
+    Dwarf_Addr base = 0;
+    uint64_t die_off = 0;
+    cu->resolved = -1;
+    if (ct_dw_lazy_unit(d->lazy, cu->unit_off, NULL, &die_off) != 0) {
+        ct_dw_fail(d, NULL, NULL, "reading a unit header of the debug file");
+        return;
+    }
+    if (dwarf_offdie_b(d->info, die_off, 1, &cu_die, &e) != DW_DLV_OK) {
+        ct_dw_fail(d, d->info, &e, "reading a CU DIE");
+        return;
+    }
+    if (dwarf_lowpc(cu_die, &base, &e) == DW_DLV_ERROR)
+        ct_dw_fail(NULL, d->info, &e, "");
+    dwarf_dealloc_die(cu_die);
+    cu->die_off = die_off;
+    cu->base = base;
+    cu->resolved = 1;
+}
+
 /* The CU containing link_pc with the indexes of the mask `want` (CU_WANT bits) loaded, or
  * NULL. */
 static struct ct_dw_cu *cu_with(struct ct_dwarf *d, uint64_t link_pc, unsigned want)
@@ -1156,6 +1214,10 @@ static struct ct_dw_cu *cu_with(struct ct_dwarf *d, uint64_t link_pc, unsigned w
     if (!s || (size_t)s->idx >= d->ncus)
         return NULL;
     struct ct_dw_cu *cu = &d->cus[s->idx];
+    if (cu->resolved == 0)
+        lazy_resolve(d, cu);
+    if (cu->resolved < 0)
+        return NULL;
     for (int i = 0; i < CT_DW_CU_NINDEX; i++)
         if ((want & CU_WANT(i)) && cu_load(d, cu, (enum ct_dw_cu_index)i) != 0)
             return NULL;
@@ -1208,6 +1270,7 @@ static int index_cu(struct ct_dwarf *d, Dwarf_Die cu_die, size_t *cu_cap,
         memset(&d->cus[d->ncus], 0, sizeof d->cus[d->ncus]);
         d->cus[d->ncus].die_off = off;
         d->cus[d->ncus].base = base;
+        d->cus[d->ncus].resolved = 1;
         d->ncus++;
     }
     free(tmp);
@@ -1253,8 +1316,78 @@ static int build_cu_index(struct ct_dwarf *d)
     return rc;
 }
 
+/* The CU index of a lazily read debug file, from .debug_aranges: one CU per address-range set,
+ * resolved (its header read) only when a lookup lands in it.  Walking every unit header instead
+ * would inflate all of .debug_info.  Returns 0 or -1. */
+static int aranges_index(struct ct_dwarf *d)
+{
+    uint64_t len = 0;
+    const uint8_t *a = ct_dw_lazy_need(d->lazy, CT_LZ_ARANGES, UINT64_MAX, &len);
+    struct tagged_range *r = NULL;
+    size_t nr = 0, rcap = 0, cu_cap = 0;
+    int rc = 0;
+    if (!a)
+        return ct_dw_fail(d, NULL, NULL, "reading .debug_aranges");
+    struct ct_dw_cursor c = {a, a + len};
+    while (rc == 0 && c.p < c.end) {
+        const uint8_t *set = c.p;
+        uint64_t ulen, ver, info_off, asz, ssz, lo, n;
+        unsigned osz = 4;
+        if (ct_dw_rd_fixed(&c, 4, &ulen) != 0)
+            break;
+        if (ulen == 0xffffffffu) {
+            osz = 8;
+            if (ct_dw_rd_fixed(&c, 8, &ulen) != 0)
+                break;
+        }
+        if (ulen > (uint64_t)(c.end - c.p)) {
+            rc = ct_dw_fail(d, NULL, NULL, "corrupt .debug_aranges");
+            break;
+        }
+        struct ct_dw_cursor u = {c.p, c.p + ulen};
+        c.p += ulen;
+        if (ct_dw_rd_fixed(&u, 2, &ver) != 0 || ct_dw_rd_fixed(&u, osz, &info_off) != 0 ||
+            ct_dw_rd_fixed(&u, 1, &asz) != 0 || ct_dw_rd_fixed(&u, 1, &ssz) != 0 || ver != 2 ||
+            asz != 8 || ssz != 0)
+            continue; /* a set we cannot read: its CU stays unindexed */
+        size_t hdr = (size_t)(u.p - set), pad = (16 - hdr % 16) % 16;
+        if ((size_t)(u.end - u.p) < pad)
+            continue;
+        u.p += pad;
+        size_t first = nr;
+        while (ct_dw_rd_fixed(&u, 8, &lo) == 0 && ct_dw_rd_fixed(&u, 8, &n) == 0) {
+            if (lo == 0 && n == 0)
+                break;
+            if (n == 0 || lo + n < lo || !in_exec(d, lo))
+                continue;
+            if (ct_dw_grow((void **)&r, &rcap, nr + 1, sizeof *r) != 0) {
+                rc = ct_dw_fail(d, NULL, NULL, "out of memory");
+                break;
+            }
+            /* Where CUs overlap, the tighter range is the better guess. */
+            r[nr++] = (struct tagged_range){lo, lo + n, (int32_t)d->ncus, -(int64_t)(n >> 1)};
+        }
+        if (rc != 0 || nr == first)
+            continue;
+        if (d->ncus >= INT32_MAX - 1 ||
+            ct_dw_grow((void **)&d->cus, &cu_cap, d->ncus + 1, sizeof *d->cus) != 0) {
+            rc = ct_dw_fail(d, NULL, NULL, "out of memory");
+            break;
+        }
+        memset(&d->cus[d->ncus], 0, sizeof d->cus[d->ncus]);
+        d->cus[d->ncus].unit_off = info_off;
+        d->ncus++;
+    }
+    if (rc == 0 && flatten(r, nr, &d->cu_segs, &d->ncu_segs) != 0)
+        rc = ct_dw_fail(d, NULL, NULL, "out of memory");
+    free(r);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* open / close                                                        */
+
+static void configure_dbg(Dwarf_Debug dbg);
 
 /* Opens path with libdwarf, configured for x86-64 CFI.  Returns 0 (with
  * *dbg, or NULL when libdwarf finds no DWARF-related section) or -1. */
@@ -1273,14 +1406,38 @@ static int open_dbg(struct ct_dwarf *d, const char *path, Dwarf_Debug *dbg)
         *dbg = NULL;
         return ct_dw_fail(d, NULL, &e, what);
     }
+    configure_dbg(*dbg);
+    return 0;
+}
+
+/* Opens the debug file at path through dwarf_lazy.c when it qualifies (compressed DWARF indexed
+ * by .debug_aranges), else as open_dbg does.  Returns 0 or -1. */
+static int open_debug_file(struct ct_dwarf *d, const char *path, Dwarf_Debug *dbg)
+{
+    Dwarf_Error e = NULL;
+    if (ct_dw_lazy_open(path, &d->lazy) != 0)
+        return open_dbg(d, path, dbg);
+    if (ct_dw_lazy_dwarf(d->lazy, dbg, &e) != 0) {
+        /* libdwarf's own reading of the file may still work: it decides. */
+        dwarf_dealloc_error(NULL, e);
+        *dbg = NULL;
+        ct_dw_lazy_close(d->lazy);
+        d->lazy = NULL;
+        return open_dbg(d, path, dbg);
+    }
+    configure_dbg(*dbg);
+    return 0;
+}
+
+static void configure_dbg(Dwarf_Debug dbg)
+{
     /* Registers not mentioned by an FDE keep their value (callee-saved
      * semantics); the unwinder clears the caller-saved ones itself. */
-    dwarf_set_frame_rule_table_size(*dbg, CT_DW_REG_TABLE);
-    dwarf_set_frame_rule_initial_value(*dbg, DW_FRAME_SAME_VAL);
-    dwarf_set_frame_cfa_value(*dbg, DW_FRAME_CFA_COL3);
-    dwarf_set_frame_same_value(*dbg, DW_FRAME_SAME_VAL);
-    dwarf_set_frame_undefined_value(*dbg, DW_FRAME_UNDEFINED_VAL);
-    return 0;
+    dwarf_set_frame_rule_table_size(dbg, CT_DW_REG_TABLE);
+    dwarf_set_frame_rule_initial_value(dbg, DW_FRAME_SAME_VAL);
+    dwarf_set_frame_cfa_value(dbg, DW_FRAME_CFA_COL3);
+    dwarf_set_frame_same_value(dbg, DW_FRAME_SAME_VAL);
+    dwarf_set_frame_undefined_value(dbg, DW_FRAME_UNDEFINED_VAL);
 }
 
 /* Loads one FDE table (.eh_frame when eh, else .debug_frame).  Returns 0
@@ -1338,7 +1495,8 @@ static int open_module(struct ct_dwarf *d, const char *elf_path, const struct ct
         open_dbg(d, elf_path, &d->bin_dbg) != 0)
         return -1;
     if (debug_path && (di->has_debug_info || di->has_debug_frame) &&
-        open_dbg(d, debug_path, &d->dbg_dbg) != 0)
+        (di->has_debug_info ? open_debug_file(d, debug_path, &d->dbg_dbg)
+                            : open_dbg(d, debug_path, &d->dbg_dbg)) != 0)
         return -1;
     d->info = d->dbg_dbg && di->has_debug_info ? d->dbg_dbg
               : d->bin_dbg && bi->has_debug_info ? d->bin_dbg : NULL;
@@ -1354,7 +1512,7 @@ static int open_module(struct ct_dwarf *d, const char *elf_path, const struct ct
         return -1;
     if (load_syms(d, elf_path, bi, debug_path, di) != 0)
         return -1;
-    if (d->info && build_cu_index(d) != 0)
+    if (d->info && (d->lazy ? aranges_index(d) : build_cu_index(d)) != 0)
         return -1;
     if (!d->info && d->ncfi == 0 && d->nsyms == 0)
         return ct_dw_fail(d, NULL, NULL, "no DWARF, call-frame information or symbols");
@@ -1418,8 +1576,11 @@ void ct_dwarf_close(struct ct_dwarf *d)
                                    d->cfi[i].fdes, d->cfi[i].nfdes);
     if (d->bin_dbg)
         dwarf_finish(d->bin_dbg, &e);
-    if (d->dbg_dbg)
+    if (d->dbg_dbg && d->lazy)
+        dwarf_object_finish(d->dbg_dbg, &e);
+    else if (d->dbg_dbg)
         dwarf_finish(d->dbg_dbg, &e);
+    ct_dw_lazy_close(d->lazy);
     free(d->cu_segs);
     free(d->line_sec);
     free(d->info_sec);

@@ -183,6 +183,8 @@ struct ct_dw_seg {
 enum ct_dw_cu_index { CT_DW_CU_LINES, CT_DW_CU_SCOPES, CT_DW_CU_CALLS, CT_DW_CU_NINDEX };
 struct ct_dw_cu {
     Dwarf_Off die_off;
+    uint64_t unit_off; /* indexed from .debug_aranges: its unit, die_off/base unset until resolved */
+    int8_t resolved;   /* 0: from aranges, not yet resolved; 1: die_off and base set; -1: bad */
     uint64_t base;    /* DW_AT_low_pc of the CU DIE: DWARF 4 range list base */
     /* per index (enum ct_dw_cu_index): 0 not loaded, 1 loaded, -1 load failed (never
      * retried) */
@@ -206,11 +208,13 @@ struct ct_dw_cfi {
 };
 
 struct ct_dw_name;
+struct ct_dw_lazy;
 
 struct ct_dwarf {
     Dwarf_Debug bin_dbg;  /* libdwarf handle of the binary, or NULL */
     Dwarf_Debug dbg_dbg;  /* libdwarf handle of the debug file, or NULL */
     Dwarf_Debug info;     /* handle whose .debug_info is indexed, or NULL */
+    struct ct_dw_lazy *lazy; /* the debug file read through dwarf_lazy.c (dbg_dbg), or NULL */
     struct ct_dw_cfi cfi[3];
     int ncfi;
     struct ct_dw_cu *cus;
@@ -241,6 +245,10 @@ struct ct_dwarf {
  * callers can `return ct_dw_fail(...)`. */
 int ct_dw_fail(struct ct_dwarf *d, Dwarf_Debug dbg, Dwarf_Error *e,
                const char *what);
+
+/* dwarf_offdie_b on d->info, after making the unit holding off readable when the debug file
+ * is read lazily (dwarf_lazy.h). */
+int ct_dw_offdie(struct ct_dwarf *d, Dwarf_Off off, Dwarf_Die *die, Dwarf_Error *e);
 
 /* Returns the CU containing link_pc with its line table and scopes loaded, or NULL. */
 struct ct_dw_cu *ct_dw_cu_for_pc(struct ct_dwarf *d, uint64_t link_pc);

@@ -5,9 +5,10 @@
 #
 # Fixtures: fixture.c at -O0/-O2, with/without frame pointers, DWARF 4/5
 # (-O2 also with -ffunction-sections, so CUs and functions use range
-# lists); fixture_cxx.cpp at -O0/-O2, DWARF 4/5; and two stripped copies
+# lists); fixture_cxx.cpp at -O0/-O2, DWARF 4/5; two stripped copies
 # with separate debug files (objcopy --only-keep-debug when objcopy or
-# llvm-objcopy-14 exists, else the unstripped binary stands in).
+# llvm-objcopy-14 exists, else the unstripped binary stands in); and three
+# with compressed debug files indexed by .debug_aranges (read lazily).
 # The test binary itself is built with -gdwarf-4 because valgrind 3.19
 # cannot read clang 14's DWARF 5.
 set -eu
@@ -63,9 +64,30 @@ split_variant() { # name opt fp-flag dwarf
 split_variant c_O2_nofp_dw5 O2 -fomit-frame-pointer 5
 split_variant c_O0_fp_dw4 O0 -fno-omit-frame-pointer 4
 
+# Debug files as distributions ship them (libc6-dbg): compressed sections, units indexed by
+# .debug_aranges. The post-mortem reads those lazily (dwarf_lazy.c); <name>.debug is the same
+# file uncompressed, read the usual way, which the test compares them with.
+zsplit_variant() { # name compiler opt fp-flag dwarf source
+    # shellcheck disable=SC2046
+    $2 $(opt_flags "$3") "$4" -gdwarf-"$5" -gdwarf-aranges -o "$WORK/$1" "$FX/$6"
+    # shellcheck disable=SC2046
+    $2 $(opt_flags "$3") "$4" -gdwarf-"$5" -gdwarf-aranges -s -o "$WORK/$1.stripped" "$FX/$6"
+    $OBJCOPY --only-keep-debug "$WORK/$1" "$WORK/$1.debug"
+    $OBJCOPY --compress-debug-sections=zlib "$WORK/$1.debug" "$WORK/$1.zdebug"
+}
+if [ -n "$OBJCOPY" ]; then
+    zsplit_variant c_O2_nofp_dw5z "$CC" O2 -fomit-frame-pointer 5 fixture.c
+    zsplit_variant c_O0_fp_dw4z "$CC" O0 -fno-omit-frame-pointer 4 fixture.c
+    zsplit_variant cxx_O2_dw5z "$CXX" O2 -fomit-frame-pointer 5 fixture_cxx.cpp
+    LIBC_DBG=/usr/lib/debug/.build-id/93/ac61ec5a8eb1396f9fbd350e3169a558528a40.debug
+    if [ -f "$LIBC_DBG" ]; then
+        $OBJCOPY --decompress-debug-sections "$LIBC_DBG" "$WORK/libc.debug.plain"
+    fi
+fi
+
 $CC -std=c11 -Wall -Wextra -Werror -O1 -gdwarf-4 -I"$ROOT/postmortem" \
     -o "$WORK/test_dwarf_module" "$HERE/test_dwarf_module.c" \
-    "$ROOT/postmortem/dwarf_module.c" "$ROOT/postmortem/dwarf_elf.c" "$ROOT/postmortem/dwarf_lines.c" "$ROOT/postmortem/dwarf_callsites.c" \
+    "$ROOT/postmortem/dwarf_module.c" "$ROOT/postmortem/dwarf_elf.c" "$ROOT/postmortem/dwarf_lazy.c" "$ROOT/postmortem/dwarf_lines.c" "$ROOT/postmortem/dwarf_callsites.c" \
     "$ROOT/postmortem/dwarf_expr.c" "$ROOT/postmortem/dwarf_unwind.c" "$ROOT/postmortem/code_flow.c" \
     "$ROOT/postmortem/jump_tables.c" \
     -l:libdwarf.a -lelf -lz -lcapstone -lstdc++

@@ -56,7 +56,8 @@ static const char *g_work;
 struct variant {
     const char *name; /* binary in the work dir */
     const char *src;  /* source file name, for line-table file checks */
-    int split;        /* run <name>.stripped, debug info from <name>.debug */
+    int split;        /* run <name>.stripped, debug info from <name>.debug (1) or from the
+                         compressed <name>.zdebug, read lazily (2) */
 };
 
 static const struct variant g_variants[] = {
@@ -67,6 +68,8 @@ static const struct variant g_variants[] = {
     {"cxx_O0_dw4", "fixture_cxx.cpp", 0}, {"cxx_O0_dw5", "fixture_cxx.cpp", 0},
     {"cxx_O2_dw4", "fixture_cxx.cpp", 0}, {"cxx_O2_dw5", "fixture_cxx.cpp", 0},
     {"c_O2_nofp_dw5", "fixture.c", 1},    {"c_O0_fp_dw4", "fixture.c", 1},
+    {"c_O2_nofp_dw5z", "fixture.c", 2},   {"c_O0_fp_dw4z", "fixture.c", 2},
+    {"cxx_O2_dw5z", "fixture_cxx.cpp", 2},
 };
 
 /* ------------------------------------------------------------------ */
@@ -444,7 +447,7 @@ static void test_variant(const struct variant *v)
 {
     char bin[600], dbg[600], out[600], dmp[600];
     snprintf(bin, sizeof bin, "%s/%s%s", g_work, v->name, v->split ? ".stripped" : "");
-    snprintf(dbg, sizeof dbg, "%s/%s.debug", g_work, v->name);
+    snprintf(dbg, sizeof dbg, "%s/%s.%s", g_work, v->name, v->split == 2 ? "zdebug" : "debug");
     for (int mode = 1; mode <= 2; mode++) {
         struct run r;
         struct dump dp;
@@ -460,6 +463,8 @@ static void test_variant(const struct variant *v)
         open_modules(&r, bin, v->split ? dbg : NULL, &libc_debug);
         struct module *self = module_for(&r, r.marks[0].ra);
         CHECK(self && self->d, "%s: cannot open fixture module", bin);
+        if (self && self->d && v->split == 2)
+            CHECK(self->d->lazy != NULL, "%s: compressed debug file not read lazily", v->name);
         if (self && self->d) {
             CHECK(r.nmarks >= 3, "%s: only %d marks", v->name, r.nmarks);
             check_marks(v, &r, self);
@@ -468,7 +473,7 @@ static void test_variant(const struct variant *v)
         free(dp.bytes);
     }
     printf("variant %-14s%s done (%d passed, %d failed so far)\n", v->name,
-           v->split ? " split" : "      ", g_pass, g_fail);
+           v->split == 2 ? " zsplit" : v->split ? " split" : "      ", g_pass, g_fail);
 }
 
 /* ------------------------------------------------------------------ */
@@ -651,6 +656,151 @@ static void test_fuzz(void)
     printf("fuzz: %d mutants, %d opened and queried without crashing\n", iters, opened);
     free(buf);
     free(orig);
+}
+
+/* Lookups through a lazily read debug file (dwarf_lazy.c) against the same file uncompressed,
+ * read whole by libdwarf: every frame of every answer equal. Returns the pcs that resolved. */
+static int same_str(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static long compare_lazy(const char *what, const char *bin, const char *zdbg, const char *dbg,
+                         int npcs)
+{
+    char err[256];
+    struct ct_dwarf *lz = NULL, *full = NULL;
+    long resolved = 0, differ = 0;
+    CHECK(ct_dwarf_open(bin, zdbg, &lz, err, sizeof err) == 0, "%s: lazy open: %s", what, err);
+    CHECK(ct_dwarf_open(bin, dbg, &full, err, sizeof err) == 0, "%s: open: %s", what, err);
+    if (!lz || !full) {
+        ct_dwarf_close(lz);
+        ct_dwarf_close(full);
+        return 0;
+    }
+    CHECK(lz->lazy != NULL && full->lazy == NULL, "%s: lazy %p, full %p", what, (void *)lz->lazy,
+          (void *)full->lazy);
+    for (size_t r = 0; r < full->nexec; r++) {
+        uint64_t lo = full->exec[r].lo, span = full->exec[r].hi - lo;
+        long n = npcs > 0 ? npcs : (long)span;
+        for (long i = 0; i < n; i++) {
+            uint64_t pc = lo + (npcs > 0 ? rnd() % span : (uint64_t)i);
+            struct ct_srcloc a[8], b[8];
+            int na = ct_dwarf_lookup(lz, pc, a, 8), nb = ct_dwarf_lookup(full, pc, b, 8);
+            int same = na == nb &&
+                       same_str(ct_dwarf_function_name(lz, pc), ct_dwarf_function_name(full, pc));
+            for (int k = 0; same && k < na; k++)
+                same = same_str(a[k].function, b[k].function) && same_str(a[k].file, b[k].file) &&
+                       a[k].line == b[k].line && a[k].column == b[k].column;
+            if (!same && differ++ < 5)
+                printf("  %s: pc %#llx: %d frames lazily (%s:%u), %d read whole (%s:%u)\n", what,
+                       (unsigned long long)pc, na, na ? a[0].file : "", na ? a[0].line : 0, nb,
+                       nb ? b[0].file : "", nb ? b[0].line : 0);
+            resolved += nb > 0;
+        }
+    }
+    CHECK(differ == 0, "%s: %ld pcs answered differently through the lazy debug file", what,
+          differ);
+    CHECK(resolved > 0, "%s: no pc resolved", what);
+    printf("lazy: %s: %ld pcs resolved, the same either way\n", what, resolved);
+    ct_dwarf_close(lz);
+    ct_dwarf_close(full);
+    return resolved;
+}
+
+static void test_lazy_debug_files(void)
+{
+    char bin[600], zdbg[600], dbg[600];
+    for (size_t i = 0; i < sizeof g_variants / sizeof g_variants[0]; i++) {
+        if (g_variants[i].split != 2)
+            continue;
+        snprintf(bin, sizeof bin, "%s/%s.stripped", g_work, g_variants[i].name);
+        snprintf(zdbg, sizeof zdbg, "%s/%s.zdebug", g_work, g_variants[i].name);
+        snprintf(dbg, sizeof dbg, "%s/%s.debug", g_work, g_variants[i].name);
+        compare_lazy(g_variants[i].name, bin, zdbg, dbg, 0); /* every byte of code */
+    }
+    /* libc6-dbg, the file this was built for, when the machine has it. */
+    const char *libc_dbg = "/usr/lib/debug/.build-id/93/ac61ec5a8eb1396f9fbd350e3169a558528a40.debug";
+    snprintf(dbg, sizeof dbg, "%s/libc.debug.plain", g_work);
+    if (file_exists(libc_dbg) && file_exists(dbg))
+        compare_lazy("libc", "/lib/x86_64-linux-gnu/libc.so.6", libc_dbg, dbg,
+                     getenv("CT_LIBC_PCS") ? atoi(getenv("CT_LIBC_PCS")) : 3000);
+}
+
+/* Corrupt compressed debug files: sections mutated before compression (the lazy reader's own
+ * parsing of unit headers, abbreviation and line tables, aranges) or after it (the zlib stream,
+ * its declared size). Every mutant is opened and queried: an error or an answer, never a crash
+ * (valgrind runs this). */
+static void test_fuzz_lazy(void)
+{
+    static const char *secs[] = {".debug_info", ".debug_abbrev", ".debug_line", ".debug_aranges",
+                                 ".debug_str", ".debug_rnglists", ".debug_str_offsets"};
+    char bin[600], src[600], path[600], zpath[600], cmd[2000], err[256];
+    int iters = getenv("CT_FUZZ_ITERS") ? atoi(getenv("CT_FUZZ_ITERS")) : 120, opened = 0, lazy = 0;
+    size_t len = 0, zlen = 0;
+    snprintf(bin, sizeof bin, "%s/c_O2_nofp_dw5z.stripped", g_work);
+    snprintf(src, sizeof src, "%s/c_O2_nofp_dw5z.debug", g_work);
+    snprintf(path, sizeof path, "%s/fuzzed.debug", g_work);
+    snprintf(zpath, sizeof zpath, "%s/fuzzed.zdebug", g_work);
+    uint8_t *orig = read_file(src, &len);
+    snprintf(src, sizeof src, "%s/c_O2_nofp_dw5z.zdebug", g_work);
+    uint8_t *zorig = read_file(src, &zlen);
+    if (!orig || !zorig) {
+        CHECK(0, "fuzz lazy: no compressed fixture");
+        free(orig);
+        free(zorig);
+        return;
+    }
+    uint8_t *buf = malloc(len > zlen ? len : zlen);
+    for (int it = 0; it < iters; it++) {
+        size_t off, size;
+        const char *sec = secs[rnd() % (sizeof secs / sizeof secs[0])];
+        int before = it % 2 == 0; /* mutate the plain section, then compress */
+        const uint8_t *from = before ? orig : zorig;
+        size_t n = before ? len : zlen;
+        memcpy(buf, from, n);
+        if (find_section(buf, n, sec, &off, &size) != 0 || size <= sizeof(Elf64_Chdr))
+            continue;
+        if (!before && rnd() % 4 == 0) {
+            Elf64_Chdr ch; /* a declared size the stream does not reach, or overshoots */
+            memcpy(&ch, buf + off, sizeof ch);
+            ch.ch_size = rnd() % 2 ? ch.ch_size + 1 + rnd() % 4096 : ch.ch_size / 2;
+            memcpy(buf + off, &ch, sizeof ch);
+        } else {
+            size_t skip = before ? 0 : sizeof(Elf64_Chdr);
+            for (int k = 1 + (int)(rnd() % 4); k > 0; k--)
+                buf[off + skip + rnd() % (size - skip)] ^= (uint8_t)(1u << (rnd() % 8));
+        }
+        if (before) {
+            write_file(path, buf, n);
+            snprintf(cmd, sizeof cmd, "objcopy --compress-debug-sections=zlib '%s' '%s'", path,
+                     zpath);
+            if (system(cmd) != 0)
+                continue;
+        } else {
+            write_file(zpath, buf, n);
+        }
+        struct ct_dwarf *d = NULL;
+        if (ct_dwarf_open(bin, zpath, &d, err, sizeof err) == 0) {
+            opened++;
+            lazy += d->lazy != NULL;
+            poke_module(d);
+            for (size_t r = 0; r < d->nexec; r++)
+                for (uint64_t pc = d->exec[r].lo; pc < d->exec[r].hi; pc += 7) {
+                    struct ct_srcloc fr[8];
+                    ct_dwarf_lookup(d, pc, fr, 8);
+                }
+            ct_dwarf_close(d);
+        } else {
+            CHECK(err[0] != '\0', "fuzz lazy: failure without a reason");
+        }
+    }
+    CHECK(lazy > 0, "fuzz lazy: no mutant was read lazily");
+    printf("fuzz lazy: %d mutants, %d opened (%d lazily) and queried without crashing\n", iters,
+           opened, lazy);
+    free(buf);
+    free(orig);
+    free(zorig);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1016,7 +1166,9 @@ int main(int argc, char **argv)
             test_call_site_scanner(g_variants[i].name);
         }
     cache_close_all();
+    test_lazy_debug_files();
     test_fuzz();
+    test_fuzz_lazy();
     test_throughput();
     printf("%d passed, %d failed\n", g_pass, g_fail);
     return g_fail ? 1 : 0;
