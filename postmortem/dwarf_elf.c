@@ -296,6 +296,23 @@ static int check_one_list(struct ct_dw_cursor *c, int loclists)
     }
 }
 
+/* The i-th offset of a unit's table (checked to lie inside the unit before). */
+static uint64_t table_off(const uint8_t *base, size_t offsize, uint64_t i)
+{
+    uint64_t v = 0;
+    struct ct_dw_cursor t = {base + i * offsize, base + (i + 1) * offsize};
+    ct_dw_rd_fixed(&t, offsize, &v);
+    return v;
+}
+
+/* Whether the list the i-th table entry names parses. */
+static int list_at_ok(const uint8_t *base, const uint8_t *end, size_t offsize, uint64_t i,
+                      int loclists)
+{
+    struct ct_dw_cursor l = {base + table_off(base, offsize, i), end};
+    return check_one_list(&l, loclists) == 0;
+}
+
 /* Checks one unit of a list section: header, offset table and every list
  * (both the ones the table points at and the run from the table's end).
  * Returns NULL or the reason. */
@@ -324,17 +341,24 @@ static const char *check_list_unit(struct ct_dw_cursor *c, int loclists)
     if (count > (uint64_t)(u.end - u.p) / offsize)
         return "offset table exceeds the unit";
     const uint8_t *base = u.p, *entries = u.p + count * offsize;
-    for (uint64_t i = 0; i < count; i++) {
+    int sorted = 1;
+    for (uint64_t i = 0, prev = 0; i < count; i++, prev = off) {
         struct ct_dw_cursor t = {base + i * offsize, entries};
         if (ct_dw_rd_fixed(&t, offsize, &off) || off < count * offsize ||
             off >= (uint64_t)(u.end - base))
             return "list offset outside the unit";
-        struct ct_dw_cursor l = {base + off, u.end};
-        if (check_one_list(&l, loclists) != 0)
-            return "malformed list";
+        sorted &= i == 0 || off >= prev;
     }
+    /* The run of lists after the table is walked once; a table entry (in order, as compilers
+     * write them) that is the start of a walked list needs no second parse. */
+    uint64_t ti = sorted ? 0 : count;
     u.p = entries;
-    while (u.p < u.end)
+    while (u.p < u.end) {
+        uint64_t pos = (uint64_t)(u.p - base);
+        for (; ti < count && table_off(base, offsize, ti) <= pos; ti++)
+            if (table_off(base, offsize, ti) != pos && !list_at_ok(base, u.end, offsize, ti,
+                                                                     loclists))
+                return "malformed list";
         if (check_one_list(&u, loclists) != 0) {
             /* GCC (-gvariable-location-views, its default since GCC 8) puts each location list's
              * view numbers, bare ULEB128 pairs that DW_AT_GNU_locviews points at, right before
@@ -344,6 +368,10 @@ static const char *check_list_unit(struct ct_dw_cursor *c, int loclists)
                 break;
             return "malformed list";
         }
+    }
+    for (uint64_t i = sorted ? ti : 0; i < count; i++)
+        if (!list_at_ok(base, u.end, offsize, i, loclists))
+            return "malformed list";
     return NULL;
 }
 
