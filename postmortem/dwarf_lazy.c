@@ -2,10 +2,10 @@
  * dwarf_lazy.c - a debug file whose compressed DWARF is inflated only as far as it is read (see
  * dwarf_lazy.h).
  *
- * The file is mapped read-only. Every section is described to libdwarf with its uncompressed
- * size; uncompressed sections are served straight from the mapping, compressed ones from a
- * zero-filled buffer of the full size that a zlib stream fills from the front (a section is
- * never inflated twice). Units of .debug_info are walked in order as far as a requested offset
+ * The file is mapped read-only by elf_file.c, which checks its section headers. Every section is
+ * described to libdwarf with its uncompressed size; uncompressed sections are served straight
+ * from the mapping, compressed ones from a zero-filled buffer of the full size that a zlib
+ * stream fills from the front (a section is never inflated twice). Units of .debug_info are walked in order as far as a requested offset
  * (a unit's header gives the next one), so the walked units are a prefix whose starts are kept
  * sorted for the lookup of an offset already passed.
  *
@@ -16,16 +16,13 @@
 
 #include "dwarf_lazy.h"
 
-#include <elf.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <libdwarf/dwarf.h>
+
+#include "elf_file.h"
 
 /* Largest section we inflate (bytes): beyond it the file is treated as malformed. */
 #define LZ_MAX_SECTION (1ull << 31)
@@ -46,12 +43,8 @@ struct lz_sec {
 };
 
 struct ct_dw_lazy {
-    const uint8_t *map;
-    size_t map_len;
-    const Elf64_Shdr *sh;
+    struct ct_elf *elf;                 /* the mapping and its checked section headers */
     size_t shnum;
-    const char *shstr;
-    size_t shstr_len;
     struct lz_sec *secs;                /* one per section header */
     struct lz_sec *named[CT_LZ_NSEC];   /* .debug_info, .debug_abbrev, .debug_line, aranges */
     uint64_t units_end;                 /* units of .debug_info walked up to here */
@@ -79,22 +72,21 @@ static uint64_t rd(const uint8_t *p, unsigned n)
 /* ------------------------------------------------------------------ */
 /* sections                                                            */
 
-static int sec_init(struct ct_dw_lazy *lz, struct lz_sec *s, const Elf64_Shdr *sh,
-                    const char *name)
+static int sec_init(struct ct_dw_lazy *lz, size_t i)
 {
-    s->name = name;
-    s->sh = sh;
-    if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0)
+    const Elf64_Shdr *sh;
+    ct_elf_sections(lz->elf, &sh);
+    struct lz_sec *s = &lz->secs[i];
+    s->name = ct_elf_section_name(lz->elf, i);
+    s->sh = &sh[i];
+    if (!(s->raw = ct_elf_section_bytes(lz->elf, i)))
         return 0;
-    if (!range_ok(sh->sh_offset, sh->sh_size, lz->map_len))
-        return -1;
-    s->raw = lz->map + sh->sh_offset;
-    s->raw_len = sh->sh_size;
-    s->size = sh->sh_size;
-    if (sh->sh_flags & SHF_COMPRESSED) {
-        if (sh->sh_size < sizeof(Elf64_Chdr))
-            return -1;
+    s->raw_len = s->sh->sh_size;
+    s->size = s->sh->sh_size;
+    if (s->sh->sh_flags & SHF_COMPRESSED) {
         Elf64_Chdr ch;
+        if (s->raw_len < sizeof ch)
+            return -1;
         memcpy(&ch, s->raw, sizeof ch);
         if (ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_size > LZ_MAX_SECTION)
             return -1;
@@ -423,49 +415,21 @@ int ct_dw_lazy_dwarf(struct ct_dw_lazy *lz, Dwarf_Debug *dbg, Dwarf_Error *e)
 
 int ct_dw_lazy_open(const char *path, struct ct_dw_lazy **out)
 {
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    *out = NULL;
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
-        close(fd);
-        return -1;
-    }
-    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED)
-        return -1;
+    char err[8];
+    const Elf64_Shdr *sh;
     struct ct_dw_lazy *lz = calloc(1, sizeof *lz);
-    if (!lz) {
-        munmap(map, (size_t)st.st_size);
-        return -1;
-    }
-    lz->map = map;
-    lz->map_len = (size_t)st.st_size;
-    const Elf64_Ehdr *eh = map;
     int rc = -1;
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 ||
-        !range_ok(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr), lz->map_len) ||
-        eh->e_shoff % 8 != 0 || eh->e_shstrndx >= eh->e_shnum)
+    *out = NULL;
+    if (!lz || ct_elf_open(path, &lz->elf, err, sizeof err) != 0)
         goto done;
-    lz->sh = (const Elf64_Shdr *)(lz->map + eh->e_shoff);
-    lz->shnum = eh->e_shnum;
-    const Elf64_Shdr *ss = &lz->sh[eh->e_shstrndx];
-    if (!range_ok(ss->sh_offset, ss->sh_size, lz->map_len) || ss->sh_size == 0 ||
-        lz->map[ss->sh_offset + ss->sh_size - 1] != '\0')
-        goto done;
-    lz->shstr = (const char *)lz->map + ss->sh_offset;
-    lz->shstr_len = ss->sh_size;
-    if (!(lz->secs = calloc(lz->shnum, sizeof *lz->secs)))
+    lz->shnum = ct_elf_sections(lz->elf, &sh);
+    if (lz->shnum == 0 || !(lz->secs = calloc(lz->shnum, sizeof *lz->secs)))
         goto done;
     for (size_t i = 0; i < lz->shnum; i++) {
-        const char *name = lz->sh[i].sh_name < lz->shstr_len ? lz->shstr + lz->sh[i].sh_name : "";
-        if (sec_init(lz, &lz->secs[i], &lz->sh[i], name) != 0)
+        if (sec_init(lz, i) != 0)
             goto done;
         for (int k = 0; k < CT_LZ_NSEC; k++)
-            if (!strcmp(name, lazy_names[k]) && lz->secs[i].raw)
+            if (!strcmp(lz->secs[i].name, lazy_names[k]) && lz->secs[i].raw)
                 lz->named[k] = &lz->secs[i];
     }
     rc = 1;
@@ -492,7 +456,6 @@ void ct_dw_lazy_close(struct ct_dw_lazy *lz)
     free(lz->secs);
     free(lz->unit_start);
     free(lz->unit_die);
-    if (lz->map)
-        munmap((void *)lz->map, lz->map_len);
+    ct_elf_close(lz->elf);
     free(lz);
 }

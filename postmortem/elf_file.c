@@ -5,6 +5,9 @@
  * inside the file, section name table inside the file); afterwards a section's data is
  * returned only if its range lies inside the file, so no later read can leave the mapping.
  */
+/* O_CLOEXEC, strdup */
+#define _POSIX_C_SOURCE 200809L
+
 #include "elf_file.h"
 
 #include <elf.h>
@@ -156,6 +159,22 @@ static const void *inflate_section(struct ct_elf *e, const Elf64_Shdr *s, size_t
   e->inflated[e->ninflated++] = (struct ct_inflated){s, out, out_len};
   *len = out_len;
   return out;
+}
+
+size_t ct_elf_sections(const struct ct_elf *e, const Elf64_Shdr **sh) {
+  *sh = e->sh;
+  return e->nsh;
+}
+
+const char *ct_elf_section_name(const struct ct_elf *e, size_t i) {
+  return i < e->nsh ? section_name(e, &e->sh[i]) : "";
+}
+
+const uint8_t *ct_elf_section_bytes(const struct ct_elf *e, size_t i) {
+  const Elf64_Shdr *s = i < e->nsh ? &e->sh[i] : NULL;
+  if (!s || s->sh_type == SHT_NOBITS || !s->sh_size || !in_file(e, s->sh_offset, s->sh_size))
+    return NULL;
+  return e->map + s->sh_offset;
 }
 
 const void *ct_elf_section(const struct ct_elf *e, const char *name, size_t *len) {

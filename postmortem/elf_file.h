@@ -5,6 +5,7 @@
 #ifndef CT_ELF_FILE_H
 #define CT_ELF_FILE_H
 
+#include <elf.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,15 @@ struct ct_elf;
 int ct_elf_open(const char *path, struct ct_elf **out, char *err, size_t errlen);
 void ct_elf_close(struct ct_elf *e);
 const char *ct_elf_path(const struct ct_elf *e);
+
+/* The section header table (validated at open to lie inside the file): its length, the table
+ * in *sh. */
+size_t ct_elf_sections(const struct ct_elf *e, const Elf64_Shdr **sh);
+/* Section i's name ("" if it has none or i is out of range). */
+const char *ct_elf_section_name(const struct ct_elf *e, size_t i);
+/* Section i's bytes in the file, as stored (compressed or not), or NULL if it has none, is
+ * SHT_NOBITS or lies outside the file. */
+const uint8_t *ct_elf_section_bytes(const struct ct_elf *e, size_t i);
 
 /* The contents of a section with file data, or NULL if absent, empty or SHT_NOBITS. */
 const void *ct_elf_section(const struct ct_elf *e, const char *name, size_t *len);
