@@ -160,16 +160,20 @@ def check_crash_step(spec, step, stack):
 
 def plain_library(args, src, opt, work):
     """Builds src uninstrumented as a shared library, keeps its debug information in
-    work/debugroot/.build-id/ and strips it; returns the link flags."""
+    work/debugroot/.build-id/ and strips it; returns the link flags. The debug file is laid out
+    as distributions ship theirs (libc6-dbg, -dbgsym packages): compressed sections, units
+    indexed by .debug_aranges, which the post-mortem reads lazily (dwarf_lazy.c)."""
     stem = os.path.splitext(os.path.basename(src))[0]
     lib = os.path.join(work, "lib%s.so" % stem)
-    r = run([args.clang, "-O" + opt[1:], "-g", "-fPIC", "-shared", src, "-o", lib])
+    r = run([args.clang, "-O" + opt[1:], "-g", "-gdwarf-aranges", "-fPIC", "-shared", src, "-o",
+             lib])
     if r.returncode:
         sys.exit("library build failed:\n" + r.stderr)
     bid = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "-n", lib]).stdout).group(1)
     d = os.path.join(work, "debugroot", ".build-id", bid[:2])
     os.makedirs(d, exist_ok=True)
-    for cmd in (["objcopy", "--only-keep-debug", lib, os.path.join(d, bid[2:] + ".debug")],
+    for cmd in (["objcopy", "--only-keep-debug", "--compress-debug-sections=zlib", lib,
+                 os.path.join(d, bid[2:] + ".debug")],
                 ["strip", "--strip-all", lib]):
         r = run(cmd)
         if r.returncode:
