@@ -47,6 +47,8 @@ struct ct_dw_lazy {
     size_t shnum;
     struct lz_sec *secs;                /* one per section header */
     struct lz_sec *named[CT_LZ_NSEC];   /* .debug_info, .debug_abbrev, .debug_line, aranges */
+    struct lz_sec *loclists;            /* .debug_loclists, shown to libdwarf once asked for */
+    int loclists_shown;
     uint64_t units_end;                 /* units of .debug_info walked up to here */
     uint64_t *unit_start, *unit_die;    /* the walked units, in order */
     size_t nunits, units_cap;
@@ -335,7 +337,7 @@ static int m_section_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *out
     memset(out, 0, sizeof *out);
     out->addr = s->sh->sh_addr;
     out->type = s->sh->sh_type;
-    out->size = s->raw ? s->size : 0;
+    out->size = s->raw && (s != lz->loclists || lz->loclists_shown) ? s->size : 0;
     out->name = s->name;
     out->link = s->sh->sh_link;
     out->info = s->sh->sh_info;
@@ -439,6 +441,8 @@ int ct_dw_lazy_open(const char *path, struct ct_dw_lazy **out)
         for (int k = 0; k < CT_LZ_NSEC; k++)
             if (!strcmp(lz->secs[i].name, lazy_names[k]) && lz->secs[i].raw)
                 lz->named[k] = &lz->secs[i];
+        if (!strcmp(lz->secs[i].name, ".debug_loclists") && lz->secs[i].raw)
+            lz->loclists = &lz->secs[i];
     }
     rc = 1;
     if (!lz->named[CT_LZ_INFO] || !lz->named[CT_LZ_INFO]->compressed ||
@@ -449,6 +453,12 @@ int ct_dw_lazy_open(const char *path, struct ct_dw_lazy **out)
 done:
     ct_dw_lazy_close(lz);
     return rc;
+}
+
+int ct_dw_lazy_show_loclists(struct ct_dw_lazy *lz)
+{
+    lz->loclists_shown = 1;
+    return lz->loclists != NULL;
 }
 
 void ct_dw_lazy_close(struct ct_dw_lazy *lz)

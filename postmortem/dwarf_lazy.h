@@ -33,7 +33,9 @@ enum ct_dw_lazy_sec { CT_LZ_INFO, CT_LZ_ABBREV, CT_LZ_LINE, CT_LZ_ARANGES, CT_LZ
 int ct_dw_lazy_open(const char *path, struct ct_dw_lazy **out);
 
 /* A libdwarf handle reading through the object (ct_dw_lazy_close after dwarf_object_finish).
- * Returns 0, or -1 with libdwarf's error in *e. */
+ * Until ct_dw_lazy_show_loclists, the file's .debug_loclists is left out: libdwarf loads (inflates
+ * whole and parses) it with the first unit it reads, and only variables need it. Returns 0, or
+ * -1 with libdwarf's error in *e. */
 int ct_dw_lazy_dwarf(struct ct_dw_lazy *lz, Dwarf_Debug *dbg, Dwarf_Error *e);
 
 /* Makes bytes [0, upto) of section s readable (clamped to its size). Returns its data (size in
@@ -47,6 +49,9 @@ const uint8_t *ct_dw_lazy_need(struct ct_dw_lazy *lz, enum ct_dw_lazy_sec s, uin
  * when off is past the section or the data is malformed. */
 int ct_dw_lazy_unit(struct ct_dw_lazy *lz, uint64_t off, uint64_t *unit_off, uint64_t *die_off);
 int ct_dw_lazy_line_table(struct ct_dw_lazy *lz, uint64_t stmt_list);
+
+/* Shows .debug_loclists to handles made from now on. Returns 1 if the file has one, else 0. */
+int ct_dw_lazy_show_loclists(struct ct_dw_lazy *lz);
 
 void ct_dw_lazy_close(struct ct_dw_lazy *lz);
 

@@ -1410,6 +1410,32 @@ static int open_dbg(struct ct_dwarf *d, const char *path, Dwarf_Debug *dbg)
     return 0;
 }
 
+void ct_dw_need_locations(struct ct_dwarf *d)
+{
+    Dwarf_Error e = NULL;
+    Dwarf_Debug full = NULL;
+    if (!d || !d->lazy || d->lazy_locations)
+        return;
+    d->lazy_locations = 1;
+    if (!ct_dw_lazy_show_loclists(d->lazy))
+        return;
+    if (ct_dw_lazy_dwarf(d->lazy, &full, &e) != 0) {
+        ct_dw_fail(d, NULL, &e, "reopening the debug file with its location lists");
+        return;
+    }
+    configure_dbg(full);
+    /* The first handle stays open: the CFI of the debug file's .debug_frame may be its. */
+    d->lazy_first = d->dbg_dbg;
+    if (d->info == d->dbg_dbg)
+        d->info = full;
+    d->dbg_dbg = full;
+}
+
+void ct_dwarf_expect_locals(struct ct_dwarf *d)
+{
+    ct_dw_need_locations(d);
+}
+
 /* Opens the debug file at path through dwarf_lazy.c when it qualifies (compressed DWARF indexed
  * by .debug_aranges), else as open_dbg does.  Returns 0 or -1. */
 static int open_debug_file(struct ct_dwarf *d, const char *path, Dwarf_Debug *dbg)
@@ -1576,6 +1602,8 @@ void ct_dwarf_close(struct ct_dwarf *d)
                                    d->cfi[i].fdes, d->cfi[i].nfdes);
     if (d->bin_dbg)
         dwarf_finish(d->bin_dbg, &e);
+    if (d->lazy_first)
+        dwarf_object_finish(d->lazy_first, &e);
     if (d->dbg_dbg && d->lazy)
         dwarf_object_finish(d->dbg_dbg, &e);
     else if (d->dbg_dbg)

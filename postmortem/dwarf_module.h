@@ -86,6 +86,11 @@ struct ct_srcloc {
 int ct_dwarf_lookup(struct ct_dwarf *d, uint64_t link_pc,
                     struct ct_srcloc *frames, int max_frames);
 
+/* Says that variables will be read from this module (the crashing frame's): a debug file read
+ * lazily then gets its location lists before any lookup, instead of a second libdwarf handle
+ * when ct_dwarf_locals first needs them. */
+void ct_dwarf_expect_locals(struct ct_dwarf *d);
+
 /* The variables and parameters in scope at link_pc (innermost scope first, inlined callers
  * after their callee, up to the out-of-line function), with their values where DWARF can
  * tell: a scalar or pointer of at most 8 bytes is formatted; larger ones say their size.

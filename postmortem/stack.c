@@ -71,6 +71,7 @@ static void symbolise(struct ct_timeline *t, struct ct_tl_thread *th, struct raw
     uint64_t link = rf->link = pc - rf->mod->bias - (first ? 0 : 1);
     struct ct_dwarf *dw = ct_module_dwarf(rf->mod);
     out.module = (int)(rf->mod - t->mods->mods);
+    if (dw && first) ct_dwarf_expect_locals(dw); /* frame_locals reads this frame's first */
     if (dw) rf->nloc = ct_dwarf_lookup(dw, link, rf->loc, 16);
     if (rf->nloc == 0 || !rf->loc[0].function) {
       const char *sym = module_symbol(rf->mod, link, NULL, NULL);
