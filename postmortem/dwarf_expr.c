@@ -1085,7 +1085,7 @@ int ct_dwarf_variable_bridged(struct ct_dwarf *d, uint64_t link_pc, const char *
 {
     struct ct_dw_cu *cu;
     int32_t s;
-    ct_dw_need_locations(d);
+    ct_dwarf_expect_locals(d); /* location lists, once */
     Dwarf_Off var = 0, fb = 0;
     int rc;
     if (bridged)

@@ -22,6 +22,7 @@
 
 #include <libdwarf/dwarf.h>
 
+#include "dwarf_module_internal.h"
 #include "elf_file.h"
 
 /* Largest section we inflate (bytes): beyond it the file is treated as malformed. */
@@ -171,6 +172,26 @@ const uint8_t *ct_dw_lazy_need(struct ct_dw_lazy *lz, enum ct_dw_lazy_sec which,
 /* ------------------------------------------------------------------ */
 /* units of .debug_info, their abbreviations, their line tables        */
 
+/* Parses one abbreviation table from c up to its terminating 0 code. Returns 0, or -1 if the
+ * cursor ran out first. */
+static int parse_abbrev_table(struct ct_dw_cursor *c)
+{
+    uint64_t code, tag, children, attr, form, v;
+    for (;;) {
+        if (ct_dw_rd_leb(c, 0, &code) != 0)
+            return -1;
+        if (code == 0)
+            return 0;
+        if (ct_dw_rd_leb(c, 0, &tag) != 0 || ct_dw_rd_fixed(c, 1, &children) != 0)
+            return -1;
+        do {
+            if (ct_dw_rd_leb(c, 0, &attr) != 0 || ct_dw_rd_leb(c, 0, &form) != 0 ||
+                (form == DW_FORM_implicit_const && ct_dw_rd_leb(c, 1, &v) != 0))
+                return -1;
+        } while (attr != 0 || form != 0);
+    }
+}
+
 /* Makes the abbreviation table at off readable up to its terminating 0 code. */
 static int need_abbrev_table(struct ct_dw_lazy *lz, uint64_t off)
 {
@@ -180,43 +201,9 @@ static int need_abbrev_table(struct ct_dw_lazy *lz, uint64_t off)
     for (uint64_t chunk = 4096;; chunk *= 2) {
         if (sec_need(s, off + chunk) != 0)
             return -1;
-        const uint8_t *p = s->data + off, *end = s->data + s->ready;
-        uint64_t v = 0;
-#define LEB(out)                                                                                  \
-    do {                                                                                          \
-        unsigned sh_ = 0;                                                                         \
-        uint8_t b_ = 0x80;                                                                        \
-        (out) = 0;                                                                                \
-        while (b_ & 0x80) {                                                                       \
-            if (p >= end || sh_ > 63)                                                             \
-                goto more;                                                                        \
-            b_ = *p++;                                                                            \
-            (out) |= (uint64_t)(b_ & 0x7f) << sh_;                                                \
-            sh_ += 7;                                                                             \
-        }                                                                                         \
-    } while (0)
-        for (;;) {
-            uint64_t code, attr, form;
-            LEB(code);
-            if (code == 0)
-                return 0;
-            LEB(v); /* tag */
-            if (p >= end)
-                goto more;
-            p++; /* children */
-            for (;;) {
-                LEB(attr);
-                LEB(form);
-                if (form == DW_FORM_implicit_const)
-                    LEB(v);
-                if (attr == 0 && form == 0)
-                    break;
-            }
-        }
-#undef LEB
-    more:
-        if (s->ready >= s->size)
-            return 0; /* unterminated: libdwarf reports it */
+        struct ct_dw_cursor c = {s->data + off, s->data + s->ready};
+        if (parse_abbrev_table(&c) == 0 || s->ready >= s->size)
+            return 0; /* complete, or unterminated: libdwarf reports that */
     }
 }
 

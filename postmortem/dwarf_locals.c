@@ -301,7 +301,7 @@ int ct_dwarf_locals(struct ct_dwarf *d, uint64_t link_pc, const struct ct_regs *
     struct ct_dw_cu *cu;
     int32_t s;
     int n = 0;
-    ct_dw_need_locations(d);
+    ct_dwarf_expect_locals(d); /* location lists, once */
     if (!d || !out || max <= 0 || !(cu = ct_dw_cu_for_pc(d, link_pc)))
         return 0;
     if ((s = ct_dw_scope_for_pc(cu, link_pc)) < 0)

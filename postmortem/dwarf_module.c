@@ -1410,7 +1410,7 @@ static int open_dbg(struct ct_dwarf *d, const char *path, Dwarf_Debug *dbg)
     return 0;
 }
 
-void ct_dw_need_locations(struct ct_dwarf *d)
+void ct_dwarf_expect_locals(struct ct_dwarf *d)
 {
     Dwarf_Error e = NULL;
     Dwarf_Debug full = NULL;
@@ -1429,11 +1429,6 @@ void ct_dw_need_locations(struct ct_dwarf *d)
     if (d->info == d->dbg_dbg)
         d->info = full;
     d->dbg_dbg = full;
-}
-
-void ct_dwarf_expect_locals(struct ct_dwarf *d)
-{
-    ct_dw_need_locations(d);
 }
 
 /* Opens the debug file at path through dwarf_lazy.c when it qualifies (compressed DWARF indexed

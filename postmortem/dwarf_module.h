@@ -86,9 +86,10 @@ struct ct_srcloc {
 int ct_dwarf_lookup(struct ct_dwarf *d, uint64_t link_pc,
                     struct ct_srcloc *frames, int max_frames);
 
-/* Says that variables will be read from this module (the crashing frame's): a debug file read
- * lazily then gets its location lists before any lookup, instead of a second libdwarf handle
- * when ct_dwarf_locals first needs them. */
+/* Says that variables will be read from this module: a debug file read lazily gets its location
+ * lists (a second libdwarf handle, made once; no DIE of the first may be live). Called for the
+ * crashing frame's module before any lookup, the first handle is replaced before it has read
+ * anything; ct_dwarf_locals and ct_dwarf_variable call it themselves. */
 void ct_dwarf_expect_locals(struct ct_dwarf *d);
 
 /* The variables and parameters in scope at link_pc (innermost scope first, inlined callers

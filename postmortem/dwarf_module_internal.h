@@ -216,7 +216,7 @@ struct ct_dwarf {
     Dwarf_Debug info;     /* handle whose .debug_info is indexed, or NULL */
     struct ct_dw_lazy *lazy; /* the debug file read through dwarf_lazy.c (dbg_dbg), or NULL */
     Dwarf_Debug lazy_first;  /* its first handle, without location lists, once replaced */
-    int lazy_locations;      /* ct_dw_need_locations has run */
+    int lazy_locations;      /* ct_dwarf_expect_locals has run */
     struct ct_dw_cfi cfi[3];
     int ncfi;
     struct ct_dw_cu *cus;
@@ -251,10 +251,6 @@ int ct_dw_fail(struct ct_dwarf *d, Dwarf_Debug dbg, Dwarf_Error *e,
 /* dwarf_offdie_b on d->info, after making the unit holding off readable when the debug file
  * is read lazily (dwarf_lazy.h). */
 int ct_dw_offdie(struct ct_dwarf *d, Dwarf_Off off, Dwarf_Die *die, Dwarf_Error *e);
-
-/* Before variables are read: a lazily read debug file's handle is replaced, once, by one that
- * sees its location lists (dwarf_lazy.h). No DIE of the old handle may be live. */
-void ct_dw_need_locations(struct ct_dwarf *d);
 
 /* Returns the CU containing link_pc with its line table and scopes loaded, or NULL. */
 struct ct_dw_cu *ct_dw_cu_for_pc(struct ct_dwarf *d, uint64_t link_pc);
