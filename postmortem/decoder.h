@@ -70,6 +70,8 @@ enum ct_slot_kind {
 };
 
 static inline enum ct_slot_kind ct_slot_kind(uint64_t w0, uint64_t w1) {
+  /* Nearly every slot is an unstamped record (no tag, no stamp bit): decided first. */
+  if (w0 < CT_REC_STAMPED) return w1 ? CT_SLOT_RECORD : CT_SLOT_BAD;
   uint32_t tag = (w0 & CT_REC_STAMPED) ? 0 : (uint32_t)(w0 >> CT_REC_TAG_SHIFT);
   if (tag == CT_TAG_SEQ) return CT_SLOT_SEQ;
   if ((tag != 0 && tag != CT_TAG_CUT) || w1 == 0) return CT_SLOT_BAD;
