@@ -78,13 +78,12 @@ static inline enum ct_slot_kind ct_slot_kind(uint64_t w0, uint64_t w1) {
   return tag == CT_TAG_CUT ? CT_SLOT_CUT : CT_SLOT_RECORD;
 }
 
-/* Record slot i (< rr->n): 1 with *out filled for a record (fn 0: a CUT marker, which only
- * carries its stamp), 0 for a hole. Records carry no time of their own: a chunk's are spread
- * evenly between its clock and the next chunk's (which orders threads far better than one time
- * per chunk). */
-static inline int ct_ring_rec(const struct ct_ring_records *rr, size_t i, struct ct_rec *out) {
-  size_t c = i / rr->slots, s = i % rr->slots;
-  if (s >= rr->fill[c]) return 0;
+/* Slot s (< rr->fill[c]) of live chunk c: 1 with *out filled for a record (fn 0: a CUT marker,
+ * which only carries its stamp), 0 for a hole. Records carry no time of their own: a chunk's
+ * are spread evenly between its clock and the next chunk's (which orders threads far better
+ * than one time per chunk). */
+static inline int ct_chunk_rec(const struct ct_ring_records *rr, size_t c, size_t s,
+                               struct ct_rec *out) {
   const uint64_t *w = rr->live[c] + 2 * (CT_CHUNK_HEADER_SLOTS + s);
   uint64_t w0 = w[0], w1 = w[1];
   enum ct_slot_kind kind = ct_slot_kind(w0, w1);
@@ -95,6 +94,13 @@ static inline int ct_ring_rec(const struct ct_ring_records *rr, size_t i, struct
   out->acc = cut ? 0 : w1;                    /* record and decodes to nothing */
   out->time_ns = rr->clock[c] + (uint64_t)(((unsigned __int128)rr->step[c] * s) >> 32);
   return 1;
+}
+
+/* Record slot i (< rr->n): as ct_chunk_rec, 0 also past its chunk's fill. Reading slots in
+ * order, a loop over chunks saves the division per slot. */
+static inline int ct_ring_rec(const struct ct_ring_records *rr, size_t i, struct ct_rec *out) {
+  size_t c = i / rr->slots, s = i % rr->slots;
+  return s < rr->fill[c] && ct_chunk_rec(rr, c, s, out);
 }
 
 enum ct_walk_status {

@@ -127,11 +127,19 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
               (last_stamp != CT_NO_STAMP && seg[s].key != CT_NO_STAMP && seg[s].key > last_stamp + 1 &&
                th->wrapped);
     if (!m || !m->meta) continue;
-    for (size_t k = seg[s].start; k < seg[s].start + seg[s].n; k++) {
-      struct ct_rec rec;
-      if (!ct_ring_rec(seg[s].rr, k, &rec) || !rec.fn) continue; /* a hole or a CUT */
-      ct_callstack_record(cs, &rec, m, (uint16_t)(m - t->mods->mods), gap);
-      gap = 0;
+    const struct ct_ring_records *sr = seg[s].rr;
+    uint16_t mod = (uint16_t)(m - t->mods->mods);
+    /* Chunk by chunk (slots [from, to) of chunk c): a division per chunk, not per record. */
+    for (size_t k = seg[s].start, end = k + seg[s].n; k < end;) {
+      size_t c = k / sr->slots, from = k % sr->slots;
+      size_t to = from + (end - k) < sr->fill[c] ? from + (end - k) : sr->fill[c];
+      for (size_t j = from; j < to; j++) {
+        struct ct_rec rec;
+        if (!ct_chunk_rec(sr, c, j, &rec) || !rec.fn) continue; /* a hole or a CUT */
+        ct_callstack_record(cs, &rec, m, mod, gap);
+        gap = 0;
+      }
+      k += sr->slots - from;
     }
     if (seg[s].key != CT_NO_STAMP) last_stamp = seg[s].key;
   }
