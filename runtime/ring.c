@@ -267,6 +267,13 @@ static uint64_t *ct_refill_slot(uint64_t **pos_tls, struct ct_module_desc *desc)
   return ct_chunk_start(r, t, p);
 }
 
+/* GCC ignores preserve_most with a warning and the entry points below would then clobber the
+ * registers instrumented code keeps live across its slow paths: the first chunk boundary
+ * would corrupt the program. Only clang may build the runtime. */
+#ifndef __clang__
+#error "crashtrail's runtime needs clang (preserve_most): configure with CC=clang-14"
+#endif
+
 /* preserve_most: instrumented code calls this on a cold path; with every register but r11
  * preserved, the values live across the call need no callee-saved registers (and no pushes
  * and pops in every instrumented function's prologue). The slot is handed back through
