@@ -168,9 +168,11 @@ void ct_callstack_end_window(struct ct_callstack *cs) {
 }
 
 /* The frame a direct call to `name` from `caller` enters, as the linker binds it: the
- * caller's own unit, its module, then the other instrumented modules. */
-static struct frame resolve_callee(struct ct_callstack *cs, const struct frame *caller,
-                                   const char *name) {
+ * caller's own unit, its module, then the other instrumented modules. Not inlined: it runs once
+ * per calling block, and inlined it would give the cache lookup a big frame. */
+static __attribute__((noinline)) struct frame resolve_callee(struct ct_callstack *cs,
+                                                             const struct frame *caller,
+                                                             const char *name) {
   struct frame fr = {NULL, NULL, 0, FR_UNKNOWN, 0};
   if (!name) return fr; /* an indirect call */
   fr.kind = FR_OPAQUE;
@@ -189,15 +191,15 @@ static struct frame resolve_callee(struct ct_callstack *cs, const struct frame *
 /* The frame the call ending block mb of the caller enters. The binding depends only on the
  * block (its module and unit are the caller's), so it is cached by block: a call is decoded
  * millions of times and resolving it hashes and compares names. */
-static struct frame callee_frame(struct ct_callstack *cs, const struct frame *caller,
-                                 const struct ct_mblock *mb) {
+static const struct frame *callee_frame(struct ct_callstack *cs, const struct frame *caller,
+                                        const struct ct_mblock *mb) {
   size_t h = ((uintptr_t)mb >> 4) * 0x9E3779B97F4A7C15ull >> (64 - CALLEE_CACHE_BITS);
   struct callee_slot *c = &cs->callees[h];
   if (c->block != mb) {
     c->block = mb;
     c->frame = resolve_callee(cs, caller, mb->callee);
   }
-  return c->frame;
+  return &c->frame;
 }
 
 /* The innermost frame's record (or elided flush) ended at block b of its function; the next
@@ -205,7 +207,7 @@ static struct frame callee_frame(struct ct_callstack *cs, const struct frame *ca
 static void finish(struct ct_callstack *cs, uint32_t b, uint32_t end) {
   struct frame *top = &cs->fr[cs->n - 1];
   const struct ct_mblock *mb = &top->f->blocks[b];
-  struct frame callee;
+  const struct frame *callee;
   switch (mb->term) {
   case CT_TERM_RETURN:
   case CT_TERM_RESUME:
@@ -219,7 +221,7 @@ static void finish(struct ct_callstack *cs, uint32_t b, uint32_t end) {
     } else if (top->f->block_site[mb->succ[0].block] >= 0) {
       top->site = (uint32_t)top->f->block_site[mb->succ[0].block];
     }
-    push(cs, callee);
+    push(cs, *callee);
     return;
   case CT_TERM_STOP:
     return; /* unreachable: nothing follows in this frame */
@@ -281,7 +283,7 @@ static int reachable(struct ct_callstack *cs, size_t k, const struct ct_mfunc *f
     const struct ct_mblock *mb = &cur.f->blocks[end];
     if (mb->term == CT_TERM_RETURN || mb->term == CT_TERM_RESUME) continue; /* popped */
     if (mb->term != CT_TERM_CALL && mb->term != CT_TERM_INVOKE) return 0;
-    struct frame callee = callee_frame(cs, &cur, mb);
+    struct frame callee = *callee_frame(cs, &cur, mb);
     if (mb->nsucc) {
       if (cur.f->block_site[mb->succ[0].block] < 0) return 0;
       cur.site = (uint32_t)cur.f->block_site[mb->succ[0].block];
