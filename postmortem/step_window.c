@@ -17,6 +17,9 @@
  *    before it, so a record's summary (its steps on their own, first and last keys, check
  *    points, where it ends) is remembered in a direct-mapped cache: loops write the same
  *    records over and over, and a cached record costs a lookup instead of a walk.
+ *
+ * The cache lookup and the counting of a summarised record run for every record: they are
+ * inline in step_window.h, with the window's state.
  */
 #include "step_window.h"
 
@@ -48,30 +51,6 @@ void ct_add_block_steps(struct ct_tl_thread *th, const struct ct_mfunc *f, uint1
   }
 }
 
-enum { PEND_BLOCK, PEND_NO_LINES, PEND_RECORD };
-
-struct pending {
-  const struct ct_mfunc *f;
-  uint64_t what;   /* PEND_BLOCK: the block; PEND_RECORD: the accumulator */
-  uint32_t depth;
-  uint32_t repeat; /* loop iterations of its last step merged into it by later entries */
-  uint16_t mod;
-  uint8_t flags;   /* CT_STEP_ENTRY / CT_STEP_GAP of its first step */
-  uint8_t kind;
-  uint64_t time;
-};
-
-#define MEMO_BITS 12
-
-struct ct_step_window {
-  struct ct_tl_thread *th;
-  size_t window;
-  struct pending *q;
-  size_t mask, pushed, total;
-  const void *tail; /* the newest step's merge key, NULL before the first */
-  struct ct_sw_summary memo[1u << MEMO_BITS];
-};
-
 struct ct_step_window *ct_sw_new(struct ct_tl_thread *th, size_t window) {
   struct ct_step_window *sw = calloc(1, sizeof *sw);
   size_t cap = 64;
@@ -92,33 +71,20 @@ void ct_sw_free(struct ct_step_window *sw) {
   free(sw);
 }
 
-/* Counts an entry that makes `steps` steps of its own (0: it merges into the newest step,
- * adding `loops` iterations). */
-static void count(struct ct_step_window *sw, const struct pending *p, uint32_t steps,
-                  uint32_t loops) {
-  if (!steps) {
-    if (sw->pushed) sw->q[(sw->pushed - 1) & sw->mask].repeat += loops;
-    return;
-  }
-  sw->q[sw->pushed++ & sw->mask] = *p;
-  sw->total += steps;
-  if (p->depth < sw->th->min_depth) sw->th->min_depth = p->depth;
-}
-
 void ct_sw_blocks(struct ct_step_window *sw, const struct ct_mfunc *f, uint32_t site,
                   const uint32_t *blocks, size_t n, const struct ct_sw_at *at) {
-  struct pending p = {f, 0, at->depth, 0, at->mod, 0, PEND_BLOCK, at->time};
+  struct ct_sw_pending p = {f, 0, at->depth, 0, at->mod, 0, CT_SW_PEND_BLOCK, at->time};
   uint8_t flags = (uint8_t)((site == 0 ? CT_STEP_ENTRY : 0) | (*at->gap ? CT_STEP_GAP : 0));
   if ((f->flags & CT_FN_NO_DEBUG) && site != UINT32_MAX) {
     /* its step's key is the function's name: no line has it */
-    p.kind = PEND_NO_LINES;
+    p.kind = CT_SW_PEND_NO_LINES;
     p.flags = flags;
-    count(sw, &p, flags || sw->tail != f->display, 0);
+    ct_sw_push(sw, &p, flags || sw->tail != f->display, 0);
     sw->tail = f->display;
     *at->gap = 0;
     flags = 0;
   }
-  p.kind = PEND_BLOCK;
+  p.kind = CT_SW_PEND_BLOCK;
   for (size_t k = 0; k < n; k++) {
     const struct ct_wblock *b = &f->wb[blocks[k]];
     if (!b->first_key) {
@@ -127,17 +93,12 @@ void ct_sw_blocks(struct ct_step_window *sw, const struct ct_mfunc *f, uint32_t 
     }
     p.what = blocks[k];
     p.flags = flags;
-    count(sw, &p, (b->info >> CT_WB_LINE_SHIFT) - (!flags && b->first_key == sw->tail),
-          (b->info & CT_WB_LOOP) != 0);
+    ct_sw_push(sw, &p, (b->info >> CT_WB_LINE_SHIFT) - (!flags && b->first_key == sw->tail),
+               (b->info & CT_WB_LOOP) != 0);
     sw->tail = b->last_key;
     *at->gap = 0;
     flags = 0;
   }
-}
-
-struct ct_sw_summary *ct_sw_slot(struct ct_step_window *sw, uint64_t fn, uint64_t acc) {
-  uint64_t h = (fn >> 4 ^ acc) * 0x9E3779B97F4A7C15ull;
-  return &sw->memo[h >> (64 - MEMO_BITS)];
 }
 
 int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc *f, uint64_t acc) {
@@ -172,18 +133,8 @@ int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc 
   return 1;
 }
 
-void ct_sw_count(struct ct_step_window *sw, const struct ct_sw_summary *s, const struct ct_sw_at *at) {
-  if (!s->first_key) return; /* no lines: no step, the gap waits for the next */
-  uint8_t flags = (uint8_t)((s->site == 0 && s->entry_ok ? CT_STEP_ENTRY : 0) |
-                            (*at->gap ? CT_STEP_GAP : 0));
-  struct pending p = {s->f, s->acc, at->depth, 0, at->mod, flags, PEND_RECORD, at->time};
-  count(sw, &p, s->steps - (!flags && s->first_key == sw->tail), s->loops);
-  sw->tail = s->last_key;
-  *at->gap = 0;
-}
-
 /* The steps of a record counted whole: its blocks with lines, the flags to the first. */
-static void record_steps(struct ct_tl_thread *th, const struct pending *p) {
+static void record_steps(struct ct_tl_thread *th, const struct ct_sw_pending *p) {
   struct ct_walk w;
   uint16_t flags = p->flags;
   for (int st = ct_walk_start(&w, p->f, p->what); st == CT_WALK_BLOCK; st = ct_walk_next(&w, 0)) {
@@ -198,9 +149,10 @@ void ct_sw_finish(struct ct_step_window *sw) {
   struct ct_tl_thread *th = sw->th;
   size_t n = sw->pushed < sw->mask + 1 ? sw->pushed : sw->mask + 1;
   for (size_t i = sw->pushed - n; i < sw->pushed; i++) {
-    const struct pending *p = &sw->q[i & sw->mask];
-    if (p->kind == PEND_NO_LINES) ct_add_no_lines_step(th, p->f, p->mod, p->flags, p->depth, p->time);
-    else if (p->kind == PEND_RECORD) record_steps(th, p);
+    const struct ct_sw_pending *p = &sw->q[i & sw->mask];
+    if (p->kind == CT_SW_PEND_NO_LINES)
+      ct_add_no_lines_step(th, p->f, p->mod, p->flags, p->depth, p->time);
+    else if (p->kind == CT_SW_PEND_RECORD) record_steps(th, p);
     else ct_add_block_steps(th, p->f, p->mod, &p->f->blocks[p->what], p->flags, p->depth, p->time);
     if (th->nsteps) th->steps[th->nsteps - 1].repeat += p->repeat;
   }
