@@ -203,8 +203,10 @@ static const struct frame *callee_frame(struct ct_callstack *cs, const struct fr
 }
 
 /* The innermost frame's record (or elided flush) ended at block b of its function; the next
- * record starts at block `end` (b itself unless a check point fired there). */
-static void finish(struct ct_callstack *cs, uint32_t b, uint32_t end) {
+ * record starts at block `end` (b itself unless a check point fired there). Always inline: it
+ * runs after nearly every record, and as a call it saved and restored six registers each time. */
+static inline __attribute__((always_inline)) void finish(struct ct_callstack *cs, uint32_t b,
+                                                        uint32_t end) {
   struct frame *top = &cs->fr[cs->n - 1];
   const struct ct_mblock *mb = &top->f->blocks[b];
   const struct frame *callee;
