@@ -21,8 +21,8 @@ struct ct_arena_block {
   unsigned char data[];
 };
 
-/* A zeroed mapping of at least `size` bytes, 2 MiB aligned when it is a multiple of 2 MiB (so
- * the kernel can back it with huge pages). */
+/* A zeroed mapping of `size` bytes (a multiple of 2 MiB), 2 MiB aligned so that the kernel can
+ * back it with huge pages. */
 static void *map_block(size_t size) {
   size_t over = size + CT_ARENA_BLOCK;
   unsigned char *m = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -38,11 +38,11 @@ static void *map_block(size_t size) {
 }
 
 void *ct_arena_alloc(struct ct_arena *a, size_t n) {
+  if (n > SIZE_MAX / 2) return NULL; /* no such mapping; the sums below would wrap */
   n = (n + 15) & ~(size_t)15;
   if (!a->head || a->cap - a->used < n) {
     size_t need = sizeof(struct ct_arena_block) + n;
     size_t size = (need + CT_ARENA_BLOCK - 1) & ~(CT_ARENA_BLOCK - 1);
-    if (size < need) return NULL; /* n near SIZE_MAX */
     struct ct_arena_block *b = map_block(size);
     if (!b) return NULL;
     b->next = a->head;

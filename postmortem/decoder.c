@@ -136,7 +136,7 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
     for (; s < limit; s++) {
       uint64_t w0 = w[2 * s], w1 = w[2 * s + 1];
       if (w0 == 0) break;
-      if (w0 < CT_REC_STAMPED && w1) continue; /* an unstamped record, nearly every slot: no note */
+      if (ct_slot_plain_record(w0, w1)) continue; /* nothing to note */
       enum ct_slot_kind kind = ct_slot_kind(w0, w1);
       if (kind == CT_SLOT_SEQ) {
         base = w1;

@@ -69,8 +69,14 @@ enum ct_slot_kind {
   CT_SLOT_BAD     /* an unknown marker, or a record torn by the crash (w1 == 0) */
 };
 
+/* An unstamped record (no tag, no stamp bit, an accumulator): nearly every slot, so the readers
+ * test it before anything else. */
+static inline int ct_slot_plain_record(uint64_t w0, uint64_t w1) {
+  return w0 < CT_REC_STAMPED && w1;
+}
+
 static inline enum ct_slot_kind ct_slot_kind(uint64_t w0, uint64_t w1) {
-  /* Nearly every slot is an unstamped record (no tag, no stamp bit): decided first. */
+  /* untagged: ct_slot_plain_record, or a slot without an accumulator */
   if (w0 < CT_REC_STAMPED) return w1 ? CT_SLOT_RECORD : CT_SLOT_BAD;
   uint32_t tag = (w0 & CT_REC_STAMPED) ? 0 : (uint32_t)(w0 >> CT_REC_TAG_SHIFT);
   if (tag == CT_TAG_SEQ) return CT_SLOT_SEQ;
