@@ -46,6 +46,7 @@
 #include "AccShiftSink.h"
 #include "BlockDiscriminators.h"
 #include "CallClassifier.h"
+#include "SlowPathAsm.h"
 
 #include "crashtrail/abi.h"
 
@@ -117,6 +118,12 @@ struct Emitter {
     IRBuilder<> B(Before);
     Value *A = loadAcc(B);
     Value *Pos = B.CreateLoad(G.SlotPtrTy, G.RingPos, "ct.pos");
+    if (!FragmentSection.empty()) {
+      emitOutOfLineFlush(B, G, FragmentSection, Pos, A, Stamped, P.Anchor);
+      // The slow path may have moved the coarse time on; whether it ran is not known here.
+      if (AtCheck) reloadNow(Before);
+      return;
+    }
     Value *PosLow = B.CreateTrunc(B.CreatePtrToInt(Pos, I64), B.getInt32Ty());
     Value *Mask = Stamped ? loadChunkMask(B) : B.getInt32(CT_CHUNK_BYTES - 1);
     Value *Slow = B.CreateICmpEQ(B.CreateAnd(PosLow, Mask), B.getInt32(0));
@@ -265,6 +272,8 @@ struct Emitter {
   // and tells the unwinder so; the stub realigns the stack itself (stackrealign). What the
   // stub does not preserve (preserve_most: r11, the flags, the vector registers) is clobbered.
   bool LeafCalls = false;
+  // Where this function's out-of-line slow paths go (SlowPathAsm.cpp); empty: inline ones.
+  std::string FragmentSection;
   void callSlowPath(IRBuilder<> &B, Function *Stub) {
     if (!LeafCalls) {
       B.CreateCall(Stub)->setCallingConv(CallingConv::PreserveMost);
@@ -297,6 +306,7 @@ struct Emitter {
 
   void run() {
     Function &F = *P.F;
+    if (!O.ComputedRecordIds && !O.InlineSlowPaths) FragmentSection = coldFragmentSection(F);
     LeafCalls = !F.hasOptNone() && callsNothing(F);
     for (BlockPlan &BP : P.Blocks) Ends.push_back(BP.Call ? BP.Call : BP.BB->getTerminator());
     BasicBlock &Entry = F.getEntryBlock();

@@ -36,6 +36,11 @@ cl::opt<bool> ClComputedRecordIds("crashtrail-computed-ids",
                                        "instrumentation (LTO). clang's -fplugin sets it from "
                                        "-fbasic-block-sections, -fsplit-machine-functions and "
                                        "-flto by itself"));
+cl::opt<bool> ClInlineSlowPaths("crashtrail-inline-slow-paths",
+                                cl::desc("Keep flushes' slow paths as cold blocks of their "
+                                         "functions instead of out-of-line fragments in a cold "
+                                         "section (for measurements)"),
+                                cl::init(false), cl::Hidden);
 } // namespace
 
 namespace crashtrail {
@@ -59,6 +64,7 @@ Options &currentOptions() {
     O.DescribeAccumulator = ClAccVar;
     O.BlockTrace = ClBlockTrace;
     O.ComputedRecordIds = ClComputedRecordIds;
+    O.InlineSlowPaths = ClInlineSlowPaths;
   }
   return O;
 }

@@ -26,6 +26,9 @@ struct Options {
                                         // code may span sections (basic block sections,
                                         // machine function splitting) or be inlined after
                                         // instrumentation (LTO); see RuntimeGlue.cpp
+  bool InlineSlowPaths = false;         // slow paths as cold blocks in the function (the
+                                        // way before SlowPathAsm.cpp; always so with
+                                        // computed record ids)
   std::vector<std::string> Errors;      // bad plugin arguments, reported as diagnostics
 };
 

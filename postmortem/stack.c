@@ -127,13 +127,16 @@ static int frame_named(const struct raw_frame *rf, const char *name) {
 }
 
 /* Whether the function at rf is one of the flush slow paths instrumented code calls with the
- * preserve_most convention (the runtime's and the per-module stubs: every register but r11
- * kept). A register such a function never touches has the CFI rule "same value", which the
+ * preserve_most convention (the runtime's, the per-module stubs and the out-of-line slow paths'
+ * trampolines: every register but r11 kept). A register such a function never touches has the CFI rule "same value", which the
  * unwinder takes as "clobbered" for rax, rcx, rdx, rsi, rdi, r8-r10: here it is the caller's
  * value, and the path accumulator of a frame suspended in a refill often lives there. */
 static int preserves_most(const struct raw_frame *rf) {
-  static const char *const names[] = {CT_SYM_RING_REFILL, CT_SYM_STAMPED_SLOW, CT_SYM_STAMP_WRAP,
-                                      CT_SYM_REFILL_HERE, CT_SYM_STAMPED_SLOW_HERE};
+  static const char *const names[] = {CT_SYM_RING_REFILL,   CT_SYM_STAMPED_SLOW,
+                                      CT_SYM_STAMP_WRAP,    CT_SYM_REFILL_HERE,
+                                      CT_SYM_STAMPED_SLOW_HERE, CT_SYM_WRITE_SLOW,
+                                      CT_SYM_STAMPED_WRITE_SLOW, CT_SYM_WRITE_HERE,
+                                      CT_SYM_STAMPED_WRITE_HERE};
   for (size_t i = 0; rf->mod && i < sizeof names / sizeof names[0]; i++)
     if (frame_named(rf, names[i])) return 1; /* the runtime calls them by hidden aliases too */
   return 0;

@@ -340,6 +340,37 @@ __crashtrail_stamped_slow(uint64_t **pos_tls, struct ct_module_desc *desc) {
   if (((uintptr_t)*pos_tls & (CT_CHUNK_BYTES - 1)) == 0) ct_ring_refill_local(pos_tls, desc);
 }
 
+/* The slow paths of flushes whose cold code is out of line (the pass's default; see
+ * CT_SYM_WRITE_HERE): the whole record is written here, {id [| stamp], acc}, after a refill if
+ * the position is at a chunk boundary. The module's trampoline calls these with the id it read
+ * from the flush's own store instruction. any */
+CT_EXPORT __attribute__((preserve_most)) void
+__crashtrail_write_slow(uint64_t **pos_tls, struct ct_module_desc *desc, uint64_t id,
+                        uint64_t acc) {
+  uint64_t *p = *pos_tls;
+  if (((uintptr_t)p & (CT_CHUNK_BYTES - 1)) == 0) p = ct_refill_slot(pos_tls, desc);
+  p[0] = id;
+  p[1] = acc;
+  *pos_tls = p + 2;
+}
+
+/* Likewise for a stamped flush, taken at a chunk boundary and, once the module stamps, at
+ * every stamped flush: the stamp is taken before the position is read (a wrap of its low bits
+ * has just written a marker into every ring of the thread). any */
+CT_EXPORT __attribute__((preserve_most)) void
+__crashtrail_stamped_write_slow(uint64_t **pos_tls, struct ct_module_desc *desc, uint64_t id,
+                                uint64_t acc) {
+  if (__atomic_load_n(&desc->chunk_mask, __ATOMIC_RELAXED) == 0) {
+    ct_stamp_next();
+    id |= __crashtrail_stamp;
+  }
+  uint64_t *p = *pos_tls;
+  if (((uintptr_t)p & (CT_CHUNK_BYTES - 1)) == 0) p = ct_refill_slot(pos_tls, desc);
+  p[0] = id;
+  p[1] = acc;
+  *pos_tls = p + 2;
+}
+
 /* Stamping just turned on (a second module registered): the records this thread wrote
  * unstamped so far come before anything it writes from now on, in any ring. A fresh stamp in
  * every ring of the thread says so. any */

@@ -58,6 +58,10 @@
                                                        * CT_SYM_RING_REFILL for this module */
 #define CT_SYM_STAMPED_SLOW_HERE "__crashtrail_stamped_slow_here" /* likewise for
                                                        * CT_SYM_STAMPED_SLOW */
+#define CT_SYM_WRITE_HERE "__crashtrail_write_here" /* the per-module trampolines of the
+                                                       * out-of-line slow paths (hidden, in a
+                                                       * comdat; pass/SlowPathAsm.cpp) */
+#define CT_SYM_STAMPED_WRITE_HERE "__crashtrail_stamped_write_here"
 /* In the runtime core (one per process). */
 /* The slow paths use the preserve_most calling convention (all registers but r11 kept). */
 #define CT_SYM_RING_REFILL "__crashtrail_ring_refill" /* void (uint64_t **, desc *): sets
@@ -67,6 +71,13 @@
                                                        * stamp into CT_SYM_STAMP_OR if the
                                                        * module stamps (else 0), then a refill
                                                        * if *pos is at a chunk boundary */
+#define CT_SYM_WRITE_SLOW "__crashtrail_write_slow" /* void (uint64_t **, desc *, uint64_t
+                                                       * id, uint64_t acc): writes the record
+                                                       * {id, acc}, refilling first at a chunk
+                                                       * boundary */
+#define CT_SYM_STAMPED_WRITE_SLOW "__crashtrail_stamped_write_slow" /* likewise, with the
+                                                       * next stamp ored into id if the module
+                                                       * stamps */
 #define CT_SYM_STAMP "__crashtrail_stamp"             /* TLS uint64_t, starts at CT_REC_STAMPED */
 #define CT_SYM_STAMP_OR "__crashtrail_stamp_or"       /* TLS uint64_t: what the slow path's
                                                        * caller ors into w0 */

@@ -8,9 +8,8 @@ define i32 @caller(i32 %x) {
   ret i32 %r
 }
 ; CHECK-LABEL: define i32 @caller(
-; The record's fast path, then the call in the block both paths join:
-; CHECK: store {{.*}} @__crashtrail_ring_pos
-; CHECK-NEXT: br label %[[CALL:[0-9]+]]
-; CHECK: [[CALL]]:
+; The record (one asm statement, its slow path out of line), then the call:
+; CHECK: load {{.*}} @__crashtrail_ring_pos
+; CHECK-NEXT: call {{.*}} asm sideeffect {{.*}}__crashtrail_stamped_write_here
 ; CHECK-NEXT: musttail call i32 @callee
 ; CHECK-NEXT: ret i32

@@ -1,21 +1,33 @@
-// A flush's slow paths are calls without arguments to per-module preserve_most stubs, so the
-// hot code around them keeps its registers. A plain flush tests the ring position against 16383
-// (a chunk boundary) and calls __crashtrail_refill_here; a stamped flush tests it against its
-// module's chunk mask (16383 with one instrumented module, 0 once stamping is on), so with one
-// module it costs no more than a plain one, and calls __crashtrail_stamped_slow_here, then
-// writes the record itself with __crashtrail_stamp_or (the runtime's new stamp, or 0) ored into
-// its first word, while the fast path stores that word as an immediate. Each stub
-// is defined once per ELF module (linkonce_odr, hidden, in a comdat, not instrumented itself)
-// and passes the module's ring position and descriptor to the runtime.
+// A flush is one inline assembly statement: the chunk test, the record's two stores and the
+// position's update inline, its slow path a fragment in a cold section of the function's own
+// (.text.unlikely.ct.FUNCTION, in the function's comdat group if it has one), which the kernel
+// does not map in with the hot code. The fragment steps over the red zone, pushes the
+// accumulator and calls the module's trampoline, followed by two offsets: the end of the
+// record id's store (its immediate, the last four bytes before it, is the record's w0) and the
+// end of the flush, where the trampoline returns after the runtime has written the whole
+// record (after a refill, or with a stamp). A plain flush tests the ring position against
+// 16383 (a chunk boundary) and calls __crashtrail_write_here; a stamped one tests it against
+// its module's chunk mask (16383 with one instrumented module, 0 once stamping is on), so with
+// one module it costs no more than a plain one, and calls __crashtrail_stamped_write_here.
+// The trampolines are defined once per ELF module (hidden, in a comdat), keep every general
+// register, and tell unwinders that they return to the flush's end with the frame's stack.
 // RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clang -fplugin=%plugin -O2 -S %s -o - | FileCheck %s --check-prefix=ASM
 // RUN: %clang -fplugin=%plugin -O2 %s %rt -o %t && env CRASHTRAIL_RING_KB=64 %t | FileCheck %s --check-prefix=OUT
-// In a shared object the runtime is another module's: the stubs call it through the GOT,
-// bound at load time. Through a lazily bound PLT slot, the dynamic linker's resolver would run
-// at the first call and clobber r10, which preserve_most callers keep values in (xz's
+// In a shared object the runtime is another module's: the trampolines call it through the
+// GOT, bound at load time. Through a lazily bound PLT slot, the dynamic linker's resolver would
+// run at the first call and clobber r10, which the flushing code may keep values in (xz's
 // lzma_decode; e2e.shlib_regs).
 // RUN: %clang -fplugin=%plugin -O2 -fPIC -S %s -o - | FileCheck %s --check-prefix=PIC
-// RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=DECL
+// The cold fragments are in a section of their own per function, so --gc-sections drops a
+// function's with it; the hot code has no call to the runtime.
+// RUN: %clang -fplugin=%plugin -O2 -ffunction-sections -c %s -o %t.o
+// RUN: llvm-readelf -S %t.o | FileCheck %s --check-prefix=SEC
+// RUN: llvm-objdump -d --no-show-raw-insn -j .text.work %t.o | FileCheck %s --check-prefix=HOT
+// The old layout (slow paths as cold blocks calling per-module stubs) is still what computed
+// record ids use (-flto, basic block sections; record-id.c): its stubs are these.
+// RUN: %clang -fplugin=%plugin -O2 -mllvm -crashtrail-inline-slow-paths -S -emit-llvm %s -o - | FileCheck %s --check-prefix=INL
+// RUN: %clang -fplugin=%plugin -O2 -mllvm -crashtrail-inline-slow-paths %s %rt -o %t.inl && env CRASHTRAIL_RING_KB=64 %t.inl | FileCheck %s --check-prefix=OUT
 #include <stdio.h>
 
 extern int ext(int); /* defined below, but called through a pointer: may leave the module */
@@ -26,42 +38,87 @@ __attribute__((noinline)) int work(int x) {
   return x + 1;
 }
 
+// The trampolines come first (module assembly), each reading the two offsets after its
+// return address and calling the runtime with the record's id and accumulator.
+// ASM-LABEL: __crashtrail_write_here:
+// ASM: .cfi_def_cfa_offset 144
+// ASM-NEXT: .cfi_offset %rip, -144
+// ASM: pushq %r11
+// ASM: movq 48(%rsp), %rdi
+// ASM: movslq -4(%rdx), %rdx
+// ASM: movq %rcx, 56(%rsp)
+// ASM-NEXT: .cfi_offset %rip, -136
+// ASM: addq $8, 48(%rsp)
+// ASM: andq $-16, %rsp
+// ASM-NEXT: callq *__crashtrail_write_slow@GOTPCREL(%rip)
+// ASM: popq %r11
+// ASM: retq
+// ASM-LABEL: __crashtrail_stamped_write_here:
+// ASM: callq *__crashtrail_stamped_write_slow@GOTPCREL(%rip)
+
 // CHECK-LABEL: define{{.*}} i32 @work(
-// The stamped flush before the call through fp: the mask, loaded from the descriptor.
-// CHECK: load atomic i32, {{.*}}@__crashtrail_module{{.*}} unordered
-// CHECK: call preserve_mostcc void @__crashtrail_stamped_slow_here()
-// CHECK-NEXT: load {{.*}}@__crashtrail_ring_pos
-// CHECK-NEXT: call i64 asm "movq $$(${1:c} - ${2:c}), $0", "=r,i,i"({{.*}}@__crashtrail_module{{.*}}@work
-// CHECK-NEXT: load i64, {{.*}}@__crashtrail_stamp_or
-// CHECK-NEXT: or i64
-// The fast path: the same word as the immediate of a store.
-// CHECK: call void asm "movq $$(${1:c} - ${2:c}), $0", "=*m,i,i"({{.*}}@__crashtrail_module{{.*}}@work
-// CHECK-NOT: @__crashtrail_ring_refill
+// The stamped flush before the call through fp, its test against the module's mask ($6):
+// CHECK: call {{.*}} asm sideeffect "test ${0:k}, $6{{.*}}je 1f{{.*}}movq $$(${4:c} - ${5:c}), ($0)\0A2:{{.*}}movq $3, 8($0){{.*}}addq $$16, $0{{.*}}movq $0, $1\0A3:{{.*}}.pushsection .text.unlikely.ct.work,\22ax\22,@progbits\0A1:{{.*}}leaq -128(%rsp), %rsp{{.*}}pushq $3{{.*}}callq __crashtrail_stamped_write_here{{.*}}.long 2b - ., 3b - .{{.*}}jmp 3b{{.*}}.popsection", "=r,=*m,0,re,i,i,*m,~{dirflag},~{fpsr},~{flags},~{xmm0}
+// CHECK-SAME: @__crashtrail_ring_pos
+// CHECK-SAME: @__crashtrail_module, i32 0, i32 1)
+// CHECK-NOT: preserve_mostcc
 // CHECK: ret i32
-// CHECK-LABEL: define linkonce_odr hidden preserve_mostcc void @__crashtrail_refill_here()
-// CHECK-SAME: comdat
-// CHECK-NEXT: call preserve_mostcc void @__crashtrail_ring_refill({{.*}}@__crashtrail_ring_pos, {{.*}}@__crashtrail_module
-// CHECK-NEXT: ret void
-// CHECK-LABEL: define linkonce_odr hidden preserve_mostcc void @__crashtrail_stamped_slow_here()
-// CHECK-SAME: comdat
-// CHECK-NEXT: call preserve_mostcc void @__crashtrail_stamped_slow({{.*}}@__crashtrail_ring_pos, {{.*}}@__crashtrail_module
-// CHECK-NEXT: ret void
+// No stubs in the IR:
+// CHECK-NOT: define{{.*}} @__crashtrail_refill_here
+// CHECK-NOT: define{{.*}} @__crashtrail_stamped_slow_here
 
-// In the machine code the stamped flush's fast path is the plain one's, with the mask read
-// from memory by the test itself, and no flush site sets up arguments for its slow path.
+// In the machine code the fast path is seven instructions, the slow path in the cold section.
 // ASM-LABEL: work:
+// ASM: movq %fs:__crashtrail_ring_pos@TPOFF, %[[P:[a-z0-9]+]]
+// ASM-NEXT: #APP
+// ASM-NEXT: testl %{{[a-z0-9]+}}, __crashtrail_module+4(%rip)
+// ASM-NEXT: je [[COLD:\.Ltmp[0-9]+]]
+// ASM-NEXT: movq $__crashtrail_module-work, (%[[P]])
+// ASM-NEXT: [[L2:\.Ltmp[0-9]+]]:
+// ASM-NEXT: movq {{.*}}, 8(%[[P]])
+// ASM-NEXT: addq $16, %[[P]]
+// ASM-NEXT: movq %[[P]], %fs:__crashtrail_ring_pos@TPOFF
+// ASM-NEXT: [[L3:\.Ltmp[0-9]+]]:
+// ASM-NEXT: .section .text.unlikely.ct.work,"ax",@progbits
+// ASM-NEXT: [[COLD]]:
+// ASM-NEXT: leaq -128(%rsp), %rsp
+// ASM-NEXT: pushq
+// ASM-NEXT: callq __crashtrail_stamped_write_here
+// ASM-NEXT: [[D2:\.Ltmp[0-9]+]]:
+// ASM-NEXT: .long [[L2]]-[[D2]]
+// ASM-NEXT: [[D3:\.Ltmp[0-9]+]]:
+// ASM-NEXT: .long [[L3]]-[[D3]]
+// ASM-NEXT: leaq 136(%rsp), %rsp
+// ASM-NEXT: jmp [[L3]]
 // ASM-NOT: __crashtrail_ring_refill
-// ASM: testl %{{[a-z0-9]+}}, __crashtrail_module+4(%rip)
-// ASM: callq __crashtrail_stamped_slow_here
-// ASM-LABEL: __crashtrail_refill_here:
-// ASM: __crashtrail_ring_refill
+// ASM: .cfi_endproc
 
-// DECL: declare preserve_mostcc void @__crashtrail_ring_refill({{.*}}) #[[RT:[0-9]+]]
-// DECL: declare preserve_mostcc void @__crashtrail_stamped_slow({{.*}}) #[[RT]]
-// DECL: attributes #[[RT]] = { {{.*}}nonlazybind
-// (With -fPIC every flush here is stamped: the refill's stub, the same code, is not emitted.)
-// PIC-LABEL: __crashtrail_stamped_slow_here:
-// PIC: callq *__crashtrail_stamped_slow@GOTPCREL(%rip)
+// PIC-LABEL: __crashtrail_write_here:
+// PIC: movq __crashtrail_ring_pos@GOTTPOFF(%rip), %rdi
+// PIC: callq *__crashtrail_write_slow@GOTPCREL(%rip)
+// PIC-LABEL: work:
+// PIC: callq __crashtrail_stamped_write_here
+
+// SEC: .text.work
+// SEC: .text.unlikely.ct.work PROGBITS
+// HOT-LABEL: <work>:
+// HOT-NOT: call{{.*}}crashtrail
+// HOT: ret
+
+// INL-LABEL: define{{.*}} i32 @work(
+// INL: load atomic i32, {{.*}}@__crashtrail_module{{.*}} unordered
+// INL: call preserve_mostcc void @__crashtrail_stamped_slow_here()
+// INL-NEXT: load {{.*}}@__crashtrail_ring_pos
+// INL-NEXT: call i64 asm "movq $$(${1:c} - ${2:c}), $0", "=r,i,i"({{.*}}@__crashtrail_module{{.*}}@work
+// INL-NEXT: load i64, {{.*}}@__crashtrail_stamp_or
+// INL-NEXT: or i64
+// INL: call void asm "movq $$(${1:c} - ${2:c}), $0", "=*m,i,i"({{.*}}@__crashtrail_module{{.*}}@work
+// INL: ret i32
+// INL-LABEL: define linkonce_odr hidden preserve_mostcc void @__crashtrail_refill_here()
+// INL-SAME: comdat
+// INL-NEXT: call preserve_mostcc void @__crashtrail_ring_refill({{.*}}@__crashtrail_ring_pos, {{.*}}@__crashtrail_module
+// INL-LABEL: define linkonce_odr hidden preserve_mostcc void @__crashtrail_stamped_slow_here()
+// INL-NEXT: call preserve_mostcc void @__crashtrail_stamped_slow({{.*}}@__crashtrail_ring_pos, {{.*}}@__crashtrail_module
 
 int ext(int x) { return x * 2; }
 

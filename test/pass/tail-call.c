@@ -28,7 +28,7 @@ int notail(int x) { return other(x) + 1; }
 void drop(int x) { other(x); }
 
 // CHECK-LABEL: define{{.*}} @compare(
-// CHECK: store {{.*}} @__crashtrail_ring_pos
+// CHECK: asm sideeffect {{.*}}@__crashtrail_ring_pos
 // CHECK: [[R1:%[0-9]+]] = tail call i32 @lessthan(
 // CHECK-NOT: __crashtrail
 // CHECK: ret i32 [[R1]]
@@ -53,8 +53,11 @@ void drop(int x) { other(x); }
 // ASM-NOT: push
 // ASM: movq ${{[0-9]+}}, 8(%r{{[a-z0-9]+}})
 // ASM-NOT: push
+// ASM: .section .text.unlikely.ct.drop
+// ASM: callq{{.*}}__crashtrail_stamped_write_here
+// ASM: .text
+// ASM-NOT: push
 // ASM: jmp other{{.*}}TAILCALL
-// ASM: callq{{.*}}__crashtrail_stamped_slow_here
 // ASM: .cfi_endproc
 
 // META-LABEL: function compare

@@ -36,14 +36,14 @@ def line_of(src, text):
 
 
 class Repro:
-    def __init__(self, args, name, opt, tag=""):
+    def __init__(self, args, name, opt, tag="", flags=()):
         self.src = os.path.join(HERE, name + ".c")
         self.dir = os.path.join(args.work, name + tag)
         os.makedirs(self.dir, exist_ok=True)
         self.exe = os.path.join(self.dir, name)
         self.args = args
-        sh([os.path.join(args.crashtrail_build, "bin", "crashtrail-cc"), "-" + opt, "-gdwarf-4",
-            self.src, "-o", self.exe])
+        sh([os.path.join(args.crashtrail_build, "bin", "crashtrail-cc"), "-" + opt, "-gdwarf-4"] +
+           list(flags) + [self.src, "-o", self.exe])
 
     def run(self, *trace_args):
         """Oracle lines and timeline steps (line numbers) of one crashing run."""
@@ -144,7 +144,9 @@ def line_order(args):
 
 
 def entry_hoist(args):
-    r = Repro(args, "entry_hoist", "O2")
+    # Built with the slow paths inline (the layout computed record ids still use): with them out
+    # of line, codegen gives the hoisted move the function's opening line, no guest row.
+    r = Repro(args, "entry_hoist", "O2", flags=["-mllvm", "-crashtrail-inline-slow-paths"])
     dis = sh(["objdump", "-dl", "--no-show-raw-insn", r.exe]).stdout
     body = dis.split("<grow>:\n", 1)[1].split("\n\n", 1)[0]
     test = line_of(r.src, "if (nsize == 0)")
@@ -221,9 +223,9 @@ def refill_signal(args):
     # comes every 1022 records (2-11 took four minutes); 3-4 come from classify(), 5-6 from
     # classify_leaf().
     for n in range(2, 8):
-        o, t = r.run("-a", "%d:%d" % (r.symbol_delta("__crashtrail_ring_refill"), n))
+        o, t = r.run("-a", "%d:%d" % (r.symbol_delta("__crashtrail_write_slow"), n))
         stack = [f["function"] for f in next(th for th in r.tl["threads"] if th["crashed"])["stack"]]
-        if stack[:2] != ["__crashtrail_ring_refill", "__crashtrail_refill_here"] or \
+        if stack[:2] != ["__crashtrail_write_slow", "__crashtrail_write_here"] or \
                 len(stack) < 4 or stack[2] not in seen:
             continue  # the chunk boundary fell to main()'s records
         seen[stack[2]].append(n)

@@ -1,14 +1,16 @@
 /* Reproducer (docs/fidelity.md, limit U: "a frame suspended in a refill"), -O2: a signal that
  * arrives while the runtime starts a new ring chunk. The frame that flushed is suspended in the
- * flush's cold path, a call of the per-module stub __crashtrail_refill_here, which calls the
- * runtime's __crashtrail_ring_refill; both keep every register but r11 (preserve_most). The
- * frame's path accumulator is often in a register the SysV ABI says a call clobbers (rcx, r10):
- * the stub never touches it, so its call-frame information says "same value", which an unwinder
- * that follows the ABI reads as "unknown", and the unfinished path was reported not recoverable.
- * classify_leaf() calls nothing, so its slow paths call the stub from inline assembly that steps
- * over the red zone (the pass keeps it a leaf): the unwinder must follow the CFA adjustment that
- * assembly declares to find classify_leaf's frame and main's above it.
- * check.py sends SIGSEGV on entries 2-7 into __crashtrail_ring_refill and judges those made
+ * flush's slow path: its out-of-line fragment called the module's trampoline
+ * __crashtrail_write_here, which calls the runtime's __crashtrail_write_slow; both keep every
+ * register but r11. The frame's path accumulator is often in a register the SysV ABI says a
+ * call clobbers (rcx, r10): neither touches it, so their call-frame information says "same
+ * value", which an unwinder that follows the ABI reads as "unknown", and the unfinished path
+ * was reported not recoverable. The trampoline's call-frame information names the flush's end
+ * in the frame as its return address and the frame's stack pointer (above the red zone it
+ * stepped over) as its CFA: the unwinder must follow it to find classify() or classify_leaf()
+ * (which calls nothing and stays a leaf) and main() above them. The record being written is
+ * the frame's unfinished path: its accumulator, read at the flush.
+ * check.py sends SIGSEGV on entries 2-7 into __crashtrail_write_slow and judges those made
  * from classify() and from classify_leaf(). */
 #include <stdio.h>
 

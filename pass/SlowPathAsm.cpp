@@ -1,0 +1,165 @@
+//===- SlowPathAsm.cpp - flushes whose slow path is out of line, in a cold section ---------===//
+//
+// A flush's slow path (a chunk boundary: once per 1022 records; with two instrumented modules,
+// every stamped flush) used to be a cold block of its function: 20 to 50 bytes at each of the
+// thousands of flush sites, in the function's own pages, which the kernel maps in with the hot
+// code around them (Lua's text grew 3.4x, half of it slow paths). Here the whole flush is one
+// inline assembly statement whose cold part sits in another section, so it stays on disk:
+//
+//       test $16383, %eXX            (stamped: test %eXX, mask(%rip), 0 once stamping is on)
+//       je 1f
+//       movq $(desc - f), (%rXX)     the record id: the last four bytes before label 2
+//   2:  movq ACC, 8(%rXX)
+//       addq $16, %rXX
+//       movq %rXX, POS
+//   3:
+//     .pushsection .text.unlikely.ct.f  (in f's comdat group, if any)
+//   1:  leaq -128(%rsp), %rsp        the red zone: f may be a leaf
+//       pushq ACC
+//       callq __crashtrail_write_here   (stamped: __crashtrail_stamped_write_here)
+//       .long 2b - ., 3b - .
+//       leaq 136(%rsp), %rsp
+//       jmp 3b
+//     .popsection
+//
+// The fast path is the same seven instructions as before. The module's trampoline (one per
+// ELF module: hidden, in a comdat) finds label 2 and label 3 from the two offsets after its
+// return address, reads the record id from the immediate before label 2, and calls the
+// runtime (CT_SYM_WRITE_SLOW, preserve_most), which writes the whole record, after a refill
+// or with a stamp; it returns past the offsets. While it runs, its unwind information names
+// label 3 as its return address and f's stack pointer as its CFA, so unwinders (gdb, the
+// post-mortem's) step from the runtime into f at the flush's line, with f's registers (the
+// trampoline saves what it uses and what preserve_most does not keep, r11). Only the
+// fragment's own five instructions have no unwind information.
+//
+// What the asm statement tells the compiler: it writes the position (a memory output) and
+// clobbers the flags and the vector registers (the runtime is C; the old cold call clobbered
+// them too): every general register survives, so a leaf stays a leaf with the registers it
+// had. Only the flush's own block pays for the vector registers it must keep.
+// Invariants: the fragment is never entered but from its own flush (its section is f's
+// alone, and in f's comdat group, so --gc-sections and comdat folding drop it with f); the
+// trampoline preserves every general register; the record id's store is the instruction right
+// before label 2 and ends with its 32-bit immediate.
+//
+//===----------------------------------------------------------------------------------------===//
+#include "SlowPathAsm.h"
+
+#include "RuntimeGlue.h"
+
+#include "crashtrail/abi.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/Module.h"
+
+using namespace llvm;
+
+namespace crashtrail {
+
+static bool plainAsmName(StringRef S) {
+  if (S.empty()) return false;
+  for (char C : S)
+    if (!isAlnum(C) && C != '_' && C != '.') return false;
+  return true;
+}
+
+std::string coldFragmentSection(Function &F) {
+  if (!plainAsmName(F.getName())) return "";
+  std::string S = ".text.unlikely.ct." + F.getName().str() + ",\"ax";
+  if (const Comdat *C = F.getComdat()) {
+    if (!plainAsmName(C->getName())) return "";
+    return S + "G\",@progbits," + C->getName().str() + ",comdat";
+  }
+  return S + "\",@progbits";
+}
+
+// The module's trampoline Name, calling the runtime's Slow. On entry: [rsp] the fragment's
+// return address (its two offsets), [rsp+8] the accumulator, rsp+144 f's stack pointer (the
+// CFA). It keeps every register (preserve_most keeps all but r11: saved here) and returns past
+// the offsets; the unwinder is told that it returns to label 3, which it writes over the
+// accumulator's slot once read.
+static std::string trampoline(StringRef Name, StringRef Slow) {
+  std::string N = Name.str();
+  std::string S;
+  S += "\t.pushsection .text." + N + ",\"axG\",@progbits," + N + ",comdat\n";
+  S += "\t.weak " + N + "\n\t.hidden " + N + "\n\t.type " + N + ",@function\n";
+  S += "\t.p2align 4\n" + N + ":\n";
+  S += "\t.cfi_startproc\n\t.cfi_def_cfa_offset 144\n\t.cfi_offset %rip, -144\n";
+  int Off = -144; // where each saved register is, below the CFA (f's stack pointer)
+  for (const char *R : {"rdi", "rsi", "rdx", "rcx", "r11", "rbp"})
+    S += std::string("\tpushq %") + R + "\n\t.cfi_adjust_cfa_offset 8\n\t.cfi_offset %" + R +
+         ", " + std::to_string(Off -= 8) + "\n";
+  S += "\tmovq 48(%rsp), %rdi\n"       // the fragment's two offsets
+       "\tmovslq (%rdi), %rdx\n"
+       "\taddq %rdi, %rdx\n"           // label 2
+       "\tmovslq -4(%rdx), %rdx\n"     // the record id, the immediate before it
+       "\tmovslq 4(%rdi), %rcx\n"
+       "\tleaq 4(%rdi,%rcx), %rcx\n"   // label 3, where the flush ends
+       "\tmovq 56(%rsp), %rsi\n"       // the accumulator
+       "\tmovq %rcx, 56(%rsp)\n"       // in its place, the return address unwinders see
+       "\t.cfi_offset %rip, -136\n"
+       "\tmovq %rsi, %rcx\n"
+       "\taddq $8, 48(%rsp)\n";        // the real return: past the offsets
+  S += "\tmovq " CT_SYM_RING_POS "@gottpoff(%rip), %rdi\n\taddq %fs:0, %rdi\n";
+  S += "\tleaq " CT_SYM_MODULE "(%rip), %rsi\n";
+  S += "\tmovq %rsp, %rbp\n\t.cfi_def_cfa_register %rbp\n\tandq $-16, %rsp\n";
+  S += "\tcallq *" + Slow.str() + "@GOTPCREL(%rip)\n";
+  S += "\tmovq %rbp, %rsp\n\t.cfi_def_cfa_register %rsp\n";
+  for (const char *R : {"rbp", "r11", "rcx", "rdx", "rsi", "rdi"})
+    S += std::string("\tpopq %") + R + "\n\t.cfi_adjust_cfa_offset -8\n\t.cfi_restore %" + R +
+         "\n";
+  S += "\tretq\n\t.cfi_endproc\n\t.size " + N + ", .-" + N + "\n\t.popsection\n";
+  return S;
+}
+
+static void ensureTrampolines(Module &M) {
+  if (M.getModuleInlineAsm().find(CT_SYM_WRITE_HERE ":") != std::string::npos) return;
+  M.appendModuleInlineAsm(trampoline(CT_SYM_WRITE_HERE, CT_SYM_WRITE_SLOW));
+  M.appendModuleInlineAsm(trampoline(CT_SYM_STAMPED_WRITE_HERE, CT_SYM_STAMPED_WRITE_SLOW));
+}
+
+void emitOutOfLineFlush(IRBuilder<> &B, RuntimeGlue &G, const std::string &Section, Value *Pos,
+                        Value *Acc, bool Stamped, GlobalValue *Anchor) {
+  ensureTrampolines(G.M);
+  // Operands: $0 the position (the result: moved past the record), $1 the position variable
+  // (an indirect output), $2 the loaded position (tied to $0), $3 the accumulator, $4 the
+  // descriptor, $5 the anchor, $6 (stamped) the module's chunk mask.
+  std::string Asm = Stamped ? "test ${0:k}, $6\n\t" : "test $$16383, ${0:k}\n\t";
+  Asm += "je 1f\n\t"
+         "movq $$(${4:c} - ${5:c}), ($0)\n"
+         "2:\n\t"
+         "movq $3, 8($0)\n\t"
+         "addq $$16, $0\n\t"
+         "movq $0, $1\n"
+         "3:\n\t"
+         ".pushsection " + Section + "\n"
+         "1:\n\t"
+         "leaq -128(%rsp), %rsp\n\t"
+         "pushq $3\n\t"
+         "callq " + std::string(Stamped ? CT_SYM_STAMPED_WRITE_HERE : CT_SYM_WRITE_HERE) + "\n\t"
+         ".long 2b - ., 3b - .\n\t"
+         "leaq 136(%rsp), %rsp\n\t"
+         "jmp 3b\n\t"
+         ".popsection";
+  std::string Cons = "=r,=*m,0,re,i,i";
+  if (Stamped) Cons += ",*m";
+  Cons += ",~{dirflag},~{fpsr},~{flags}";
+  for (unsigned I = 0; I < 16; ++I) Cons += ",~{xmm" + std::to_string(I) + "}";
+  std::vector<Type *> Params{G.RingPos->getType(), Pos->getType(), G.I64,
+                             G.ModuleDesc->getType(), Anchor->getType()};
+  std::vector<Value *> Args{G.RingPos, Pos, Acc, G.ModuleDesc, Anchor};
+  if (Stamped) {
+    Constant *Mask = G.chunkMask();
+    Params.push_back(Mask->getType());
+    Args.push_back(Mask);
+  }
+  FunctionType *FT = FunctionType::get(Pos->getType(), Params, false);
+  CallInst *CI = B.CreateCall(FT, InlineAsm::get(FT, Asm, Cons, /*hasSideEffects=*/true), Args);
+  CI->addParamAttr(0, Attribute::get(B.getContext(), Attribute::ElementType, G.SlotPtrTy));
+  if (Stamped)
+    CI->addParamAttr(5, Attribute::get(B.getContext(), Attribute::ElementType,
+                                       B.getInt32Ty()));
+  CI->setDoesNotThrow();
+}
+
+} // namespace crashtrail

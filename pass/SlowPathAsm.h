@@ -1,0 +1,29 @@
+//===- SlowPathAsm.h - flushes whose slow path is out of line, in a cold section -----------===//
+//
+// See SlowPathAsm.cpp.
+//
+//===----------------------------------------------------------------------------------------===//
+#ifndef CRASHTRAIL_PASS_SLOWPATHASM_H
+#define CRASHTRAIL_PASS_SLOWPATHASM_H
+
+#include "llvm/IR/IRBuilder.h"
+
+namespace crashtrail {
+
+struct RuntimeGlue;
+
+// The section a function's cold fragments go to (in the function's comdat group, if any), as
+// the flags part of a .pushsection; empty if the function cannot have one (its name would
+// need quoting), and its flushes then keep their slow paths inline.
+std::string coldFragmentSection(llvm::Function &F);
+
+// One flush as a single inline assembly statement: the chunk test, the record's two stores
+// and the position's update inline; the slow path a fragment in Section that calls the
+// module's trampoline. Inserted before B's insertion point. Pos is the loaded ring position.
+void emitOutOfLineFlush(llvm::IRBuilder<> &B, RuntimeGlue &G, const std::string &Section,
+                        llvm::Value *Pos, llvm::Value *Acc, bool Stamped,
+                        llvm::GlobalValue *Anchor);
+
+} // namespace crashtrail
+
+#endif
