@@ -17,16 +17,17 @@
 //   1:  leaq -128(%rsp), %rsp        the red zone: f may be a leaf
 //       pushq ACC
 //       callq __crashtrail_write_here   (stamped: __crashtrail_stamped_write_here)
-//       .long 2b - ., 3b - .
+//       nopl (2b - .)(%rax)         two no-ops whose displacements are the offsets to labels
+//       nopl (3b - .)(%rax)         2 and 3 (so the fragment disassembles as code)
 //       leaq 136(%rsp), %rsp
 //       jmp 3b
 //     .popsection
 //
 // The fast path is the same seven instructions as before. The module's trampoline (one per
-// ELF module: hidden, in a comdat) finds label 2 and label 3 from the two offsets after its
+// ELF module: hidden, in a comdat) finds label 2 and label 3 from the two no-ops at its
 // return address, reads the record id from the immediate before label 2, and calls the
 // runtime (CT_SYM_WRITE_SLOW, preserve_most), which writes the whole record, after a refill
-// or with a stamp; it returns past the offsets. While it runs, its unwind information names
+// or with a stamp; it returns past the no-ops. While it runs, its unwind information names
 // label 3 as its return address and f's stack pointer as its CFA, so unwinders (gdb, the
 // post-mortem's) step from the runtime into f at the flush's line, with f's registers (the
 // trampoline saves what it uses and what preserve_most does not keep, r11). Only the
@@ -74,10 +75,10 @@ std::string coldFragmentSection(Function &F) {
 }
 
 // The module's trampoline Name, calling the runtime's Slow. On entry: [rsp] the fragment's
-// return address (its two offsets), [rsp+8] the accumulator, rsp+144 f's stack pointer (the
-// CFA). It keeps every register (preserve_most keeps all but r11: saved here) and returns past
-// the offsets; the unwinder is told that it returns to label 3, which it writes over the
-// accumulator's slot once read.
+// return address (its two no-ops, 7 bytes each, the offsets their displacements), [rsp+8] the
+// accumulator, rsp+144 f's stack pointer (the CFA). It keeps every register (preserve_most
+// keeps all but r11: saved here) and returns past the no-ops; the unwinder is told that it
+// returns to label 3, which it writes over the accumulator's slot once read.
 static std::string trampoline(StringRef Name, StringRef Slow) {
   std::string N = Name.str();
   std::string S;
@@ -89,17 +90,17 @@ static std::string trampoline(StringRef Name, StringRef Slow) {
   for (const char *R : {"rdi", "rsi", "rdx", "rcx", "r11", "rbp"})
     S += std::string("\tpushq %") + R + "\n\t.cfi_adjust_cfa_offset 8\n\t.cfi_offset %" + R +
          ", " + std::to_string(Off -= 8) + "\n";
-  S += "\tmovq 48(%rsp), %rdi\n"       // the fragment's two offsets
-       "\tmovslq (%rdi), %rdx\n"
-       "\taddq %rdi, %rdx\n"           // label 2
+  S += "\tmovq 48(%rsp), %rdi\n"       // the fragment's two no-ops, carrying the offsets
+       "\tmovslq 3(%rdi), %rdx\n"
+       "\tleaq 3(%rdi,%rdx), %rdx\n"   // label 2
        "\tmovslq -4(%rdx), %rdx\n"     // the record id, the immediate before it
-       "\tmovslq 4(%rdi), %rcx\n"
-       "\tleaq 4(%rdi,%rcx), %rcx\n"   // label 3, where the flush ends
+       "\tmovslq 10(%rdi), %rcx\n"
+       "\tleaq 10(%rdi,%rcx), %rcx\n"  // label 3, where the flush ends
        "\tmovq 56(%rsp), %rsi\n"       // the accumulator
        "\tmovq %rcx, 56(%rsp)\n"       // in its place, the return address unwinders see
        "\t.cfi_offset %rip, -136\n"
        "\tmovq %rsi, %rcx\n"
-       "\taddq $8, 48(%rsp)\n";        // the real return: past the offsets
+       "\taddq $14, 48(%rsp)\n";       // the real return: past the no-ops
   S += "\tmovq " CT_SYM_RING_POS "@gottpoff(%rip), %rdi\n\taddq %fs:0, %rdi\n";
   S += "\tleaq " CT_SYM_MODULE "(%rip), %rsi\n";
   S += "\tmovq %rsp, %rbp\n\t.cfi_def_cfa_register %rbp\n\tandq $-16, %rsp\n";
@@ -137,7 +138,10 @@ void emitOutOfLineFlush(IRBuilder<> &B, RuntimeGlue &G, const std::string &Secti
          "leaq -128(%rsp), %rsp\n\t"
          "pushq $3\n\t"
          "callq " + std::string(Stamped ? CT_SYM_STAMPED_WRITE_HERE : CT_SYM_WRITE_HERE) + "\n\t"
-         ".long 2b - ., 3b - .\n\t"
+         ".byte 0x0f, 0x1f, 0x80\n\t"   // nopl OFFSET(%rax): the offsets decode as code
+         ".long 2b - .\n\t"
+         ".byte 0x0f, 0x1f, 0x80\n\t"
+         ".long 3b - .\n\t"
          "leaq 136(%rsp), %rsp\n\t"
          "jmp 3b\n\t"
          ".popsection";

@@ -3,12 +3,15 @@
  * ring writes, thread state, and stamp wraps.
  *
  * The hot path (emitted by the pass, see docs/design.md) is:
- *     p = RING_POS;  if ((p & 4095) == 0) { __crashtrail_refill_here(); p = RING_POS; }
+ *     p = RING_POS;  if ((p & 16383) == 0) goto cold;
  *     p[0] = desc - f;  p[1] = acc;  RING_POS = p + 2;
- * where __crashtrail_refill_here is the module's own stub (emitted by the pass, one per ELF
- * module) that calls __crashtrail_ring_refill(&RING_POS, &MODULE). A stamped flush tests p
- * against its module's chunk mask (0 once two modules stamp) and its slow path goes through
- * __crashtrail_stamped_slow, which stamps; see pass/Instrumenter.cpp.
+ * where the cold path, out of line, calls the module's own trampoline (emitted by the pass,
+ * one per ELF module: pass/SlowPathAsm.cpp), which calls __crashtrail_write_slow(&RING_POS,
+ * &MODULE, desc - f, acc): a refill, then the whole record. A stamped flush tests p against its
+ * module's chunk mask (0 once two modules stamp) and its slow path goes through
+ * __crashtrail_stamped_write_slow, which stamps. Code built with computed record ids (LTO,
+ * basic block sections) keeps the older layout: __crashtrail_ring_refill and
+ * __crashtrail_stamped_slow, called through per-module stubs, and the record written inline.
  * RING_POS is a zero-initialised TLS variable of the module, so a thread's first record in a
  * module lands here, and so does every record that would start a new chunk (CT_CHUNK_BYTES).
  *
@@ -26,7 +29,7 @@
  *    after the position was saved (instrumented code in later TLS destructors).
  *  - Ring memory is never unmapped: a dump may always read every ring in ct_ring_list. A ring
  *    of an exited thread is reused only when more than CRASHTRAIL_KEEP_EXITED of them exist.
- * Context: refill, stamped_slow and stamp_wrap run in any context (instrumented code runs in signal
+ * Context: the write_slow and refill entry points and stamp_wrap run in any context (instrumented code runs in signal
  * handlers too): mmap, sigaltstack, sigprocmask and clock_gettime only.
  */
 #include <errno.h>

@@ -2,9 +2,9 @@
 // position's update inline, its slow path a fragment in a cold section of the function's own
 // (.text.unlikely.ct.FUNCTION, in the function's comdat group if it has one), which the kernel
 // does not map in with the hot code. The fragment steps over the red zone, pushes the
-// accumulator and calls the module's trampoline, followed by two offsets: the end of the
-// record id's store (its immediate, the last four bytes before it, is the record's w0) and the
-// end of the flush, where the trampoline returns after the runtime has written the whole
+// accumulator and calls the module's trampoline, followed by two no-ops whose displacements
+// are the offsets to the end of the record id's store (its immediate, the last four bytes
+// before it, is the record's w0) and to the end of the flush, where the trampoline returns after the runtime has written the whole
 // record (after a refill, or with a stamp). A plain flush tests the ring position against
 // 16383 (a chunk boundary) and calls __crashtrail_write_here; a stamped one tests it against
 // its module's chunk mask (16383 with one instrumented module, 0 once stamping is on), so with
@@ -45,10 +45,11 @@ __attribute__((noinline)) int work(int x) {
 // ASM-NEXT: .cfi_offset %rip, -144
 // ASM: pushq %r11
 // ASM: movq 48(%rsp), %rdi
+// ASM-NEXT: movslq 3(%rdi), %rdx
 // ASM: movslq -4(%rdx), %rdx
 // ASM: movq %rcx, 56(%rsp)
 // ASM-NEXT: .cfi_offset %rip, -136
-// ASM: addq $8, 48(%rsp)
+// ASM: addq $14, 48(%rsp)
 // ASM: andq $-16, %rsp
 // ASM-NEXT: callq *__crashtrail_write_slow@GOTPCREL(%rip)
 // ASM: popq %r11
@@ -58,7 +59,7 @@ __attribute__((noinline)) int work(int x) {
 
 // CHECK-LABEL: define{{.*}} i32 @work(
 // The stamped flush before the call through fp, its test against the module's mask ($6):
-// CHECK: call {{.*}} asm sideeffect "test ${0:k}, $6{{.*}}je 1f{{.*}}movq $$(${4:c} - ${5:c}), ($0)\0A2:{{.*}}movq $3, 8($0){{.*}}addq $$16, $0{{.*}}movq $0, $1\0A3:{{.*}}.pushsection .text.unlikely.ct.work,\22ax\22,@progbits\0A1:{{.*}}leaq -128(%rsp), %rsp{{.*}}pushq $3{{.*}}callq __crashtrail_stamped_write_here{{.*}}.long 2b - ., 3b - .{{.*}}jmp 3b{{.*}}.popsection", "=r,=*m,0,re,i,i,*m,~{dirflag},~{fpsr},~{flags},~{xmm0}
+// CHECK: call {{.*}} asm sideeffect "test ${0:k}, $6{{.*}}je 1f{{.*}}movq $$(${4:c} - ${5:c}), ($0)\0A2:{{.*}}movq $3, 8($0){{.*}}addq $$16, $0{{.*}}movq $0, $1\0A3:{{.*}}.pushsection .text.unlikely.ct.work,\22ax\22,@progbits\0A1:{{.*}}leaq -128(%rsp), %rsp{{.*}}pushq $3{{.*}}callq __crashtrail_stamped_write_here{{.*}}.byte 0x0f, 0x1f, 0x80\0A\09.long 2b - .{{.*}}.long 3b - .{{.*}}jmp 3b{{.*}}.popsection", "=r,=*m,0,re,i,i,*m,~{dirflag},~{fpsr},~{flags},~{xmm0}
 // CHECK-SAME: @__crashtrail_ring_pos
 // CHECK-SAME: @__crashtrail_module, i32 0, i32 1)
 // CHECK-NOT: preserve_mostcc
@@ -84,8 +85,14 @@ __attribute__((noinline)) int work(int x) {
 // ASM-NEXT: leaq -128(%rsp), %rsp
 // ASM-NEXT: pushq
 // ASM-NEXT: callq __crashtrail_stamped_write_here
+// ASM-NEXT: .byte 15
+// ASM-NEXT: .byte 31
+// ASM-NEXT: .byte 128
 // ASM-NEXT: [[D2:\.Ltmp[0-9]+]]:
 // ASM-NEXT: .long [[L2]]-[[D2]]
+// ASM-NEXT: .byte 15
+// ASM-NEXT: .byte 31
+// ASM-NEXT: .byte 128
 // ASM-NEXT: [[D3:\.Ltmp[0-9]+]]:
 // ASM-NEXT: .long [[L3]]-[[D3]]
 // ASM-NEXT: leaq 136(%rsp), %rsp
