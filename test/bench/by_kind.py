@@ -6,8 +6,10 @@ callgrind output of the same run made with --dump-instr=yes. Every executed inst
 crashtrail binary's own code is classified from its disassembly (objdump -d):
 
   record      a flush: the ring position loaded and stored through %fs, the chunk test and its
-              branch, the two stores of the record, the position's add; its slow path (the
-              call of the refill stub, the red zone stepped over, the record written again);
+              branch, the two stores of the record, the position's add; its slow path (out of
+              line: the fragment's call of the module's trampoline, the red zone stepped over
+              and back; or, in the older inline layout, the call of the refill stub and the
+              record written again);
               the test that skips an elidable flush when the accumulator holds no bit
               (`cmp $7,%r; ja`, `cmpl $0,module(%rip); jne`)
   check       a check point: `cmp limit,%acc` (an immediate 2^k-1 or __crashtrail_check_limits)
@@ -18,7 +20,8 @@ crashtrail binary's own code is classified from its disassembly (objdump -d):
               of the accumulator, `or $imm` an edge's code, `mov $imm` a folded constant, moves
               to and from the stack are spills, `jmp` the blocks that edges needed)
 
-Records are counted by their position stores. The rest is a difference of two programs, so a
+Records are counted by their position stores, and by the calls of the slow paths' trampolines
+(out of line, the runtime writes the whole record). The rest is a difference of two programs, so a
 kind can come out negative (code the optimiser arranged differently).
 
 Usage: by_kind.py BASE_BINARY BASE_CALLGRIND CT_BINARY CT_CALLGRIND
@@ -165,7 +168,8 @@ def classify(insns, pos):
                 j += 1
             continue
         if mn == "call" and "<__crashtrail_" in ops:
-            # a flush's slow path: the red zone stepped over, the call, the record written again
+            # a flush's slow path: the red zone stepped over, the call, then the record written
+            # again (inline layout) or the no-ops, the red zone stepped back and the jump back
             if i > 0 and insns[i - 1][1] == "lea" and insns[i - 1][2].startswith("-0x80(%rsp)"):
                 kinds[i - 1] = "record"
             kinds[i] = "record"
@@ -236,6 +240,8 @@ def added_by_kind(base_bin, base_cg, ct_bin, ct_cg):
             by[kinds[i]] += c
             if kinds[i] == "record" and mn == "mov" and ops.endswith(pos or "-"):
                 records += c
+            elif kinds[i] == "record" and mn == "call" and "_write_here>" in ops:
+                records += c  # an out-of-line slow path: the runtime writes the record
         else:
             rest_ct[rest_key(mn, ops)] += c
     for a, mn, ops, func in base_insns:
