@@ -48,5 +48,5 @@ int use_second() {
 // DIS: callq {{.*}}<__crashtrail_write_here>
 // DIS-NEXT: nopl
 // DIS-NEXT: nopl
-// DIS-NEXT: leaq 136(%rsp), %rsp
+// DIS-NEXT: leaq {{136|0x88}}(%rsp), %rsp
 // DIS-NEXT: jmp
