@@ -307,7 +307,7 @@ struct Emitter {
   void run() {
     Function &F = *P.F;
     if (!O.ComputedRecordIds && !O.InlineSlowPaths) FragmentSection = coldFragmentSection(F);
-    LeafCalls = !F.hasOptNone() && callsNothing(F);
+    LeafCalls = FragmentSection.empty() && !F.hasOptNone() && callsNothing(F); // callSlowPath's
     for (BlockPlan &BP : P.Blocks) Ends.push_back(BP.Call ? BP.Call : BP.BB->getTerminator());
     BasicBlock &Entry = F.getEntryBlock();
     Acc = new AllocaInst(I64, F.getParent()->getDataLayout().getAllocaAddrSpace(), "ct.acc.slot",

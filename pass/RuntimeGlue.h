@@ -30,6 +30,7 @@ struct RuntimeGlue {
   llvm::FunctionCallee StampedSlow; // void (uint64_t **, void *), preserve_most
   llvm::Function *RefillHere;       // void (void), preserve_most: Refill(&RingPos, ModuleDesc)
   llvm::Function *StampedSlowHere;  // void (void), preserve_most: StampedSlow(&RingPos, ...)
+  bool TrampolinesEmitted = false;  // the out-of-line slow paths' (SlowPathAsm.cpp)
   llvm::Value *descArg();           // ModuleDesc as the refill's second argument
   llvm::Constant *chunkMask();      // &ModuleDesc->chunk_mask (uint32_t, set by the runtime)
   llvm::Constant *checkLimit(unsigned Budget); // &limits[Budget] = 2^(63-Budget) - 1

@@ -113,15 +113,16 @@ static std::string trampoline(StringRef Name, StringRef Slow) {
   return S;
 }
 
-static void ensureTrampolines(Module &M) {
-  if (M.getModuleInlineAsm().find(CT_SYM_WRITE_HERE ":") != std::string::npos) return;
-  M.appendModuleInlineAsm(trampoline(CT_SYM_WRITE_HERE, CT_SYM_WRITE_SLOW));
-  M.appendModuleInlineAsm(trampoline(CT_SYM_STAMPED_WRITE_HERE, CT_SYM_STAMPED_WRITE_SLOW));
+static void ensureTrampolines(RuntimeGlue &G) {
+  if (G.TrampolinesEmitted) return;
+  G.TrampolinesEmitted = true;
+  G.M.appendModuleInlineAsm(trampoline(CT_SYM_WRITE_HERE, CT_SYM_WRITE_SLOW));
+  G.M.appendModuleInlineAsm(trampoline(CT_SYM_STAMPED_WRITE_HERE, CT_SYM_STAMPED_WRITE_SLOW));
 }
 
 void emitOutOfLineFlush(IRBuilder<> &B, RuntimeGlue &G, const std::string &Section, Value *Pos,
                         Value *Acc, bool Stamped, GlobalValue *Anchor) {
-  ensureTrampolines(G.M);
+  ensureTrampolines(G);
   // Operands: $0 the position (the result: moved past the record), $1 the position variable
   // (an indirect output), $2 the loaded position (tied to $0), $3 the accumulator, $4 the
   // descriptor, $5 the anchor, $6 (stamped) the module's chunk mask.

@@ -296,14 +296,20 @@ extern __attribute__((preserve_most, visibility("hidden"))) void
 ct_ring_refill_local(uint64_t **pos_tls, struct ct_module_desc *desc)
     __attribute__((alias("__crashtrail_ring_refill")));
 
-/* Appends a two-word marker to a ring of the calling thread. any */
-static void ct_ring_put(struct ct_ring *r, uint64_t w0, uint64_t w1) {
-  uint64_t *p = *r->pos_tls;
-  if (((uintptr_t)p & (CT_CHUNK_BYTES - 1)) == 0)
-    p = ct_refill_slot(r->pos_tls, (struct ct_module_desc *)r->module->desc);
+/* Writes {w0, w1} at the thread's position in a module's ring, starting the next chunk first at
+ * a chunk boundary. any */
+static inline void ct_put_slot(uint64_t **pos_tls, struct ct_module_desc *desc, uint64_t w0,
+                               uint64_t w1) {
+  uint64_t *p = *pos_tls;
+  if (((uintptr_t)p & (CT_CHUNK_BYTES - 1)) == 0) p = ct_refill_slot(pos_tls, desc);
   p[0] = w0;
   p[1] = w1;
-  *r->pos_tls = p + 2;
+  *pos_tls = p + 2;
+}
+
+/* Appends a two-word marker to a ring of the calling thread. any */
+static void ct_ring_put(struct ct_ring *r, uint64_t w0, uint64_t w1) {
+  ct_put_slot(r->pos_tls, (struct ct_module_desc *)r->module->desc, w0, w1);
 }
 
 /* The low 16 bits of the stamp just wrapped to 0: give every ring of this thread the full
@@ -328,18 +334,21 @@ static void ct_stamp_next(void) {
   if ((__crashtrail_stamp >> CT_REC_TAG_SHIFT) == 0) ct_stamp_wrap_local();
 }
 
+/* What a stamped record of this module ors into its w0: the thread's next stamp once the module
+ * stamps (its chunk mask is 0), else 0. any */
+static inline uint64_t ct_module_stamp(struct ct_module_desc *desc) {
+  if (__atomic_load_n(&desc->chunk_mask, __ATOMIC_RELAXED) != 0) return 0;
+  ct_stamp_next();
+  return __crashtrail_stamp;
+}
+
 /* The slow path of a stamped flush: taken at a chunk boundary and, once the module stamps (its
  * chunk mask is 0), at every stamped flush. Leaves in __crashtrail_stamp_or what the caller
  * ors into the record's w0, and the slot to write in *pos_tls. The position is read after the
  * stamp: a wrap has just written a marker into every ring of the thread. any */
 CT_EXPORT __attribute__((preserve_most)) void
 __crashtrail_stamped_slow(uint64_t **pos_tls, struct ct_module_desc *desc) {
-  uint64_t or = 0;
-  if (__atomic_load_n(&desc->chunk_mask, __ATOMIC_RELAXED) == 0) {
-    ct_stamp_next();
-    or = __crashtrail_stamp;
-  }
-  __crashtrail_stamp_or = or;
+  __crashtrail_stamp_or = ct_module_stamp(desc);
   if (((uintptr_t)*pos_tls & (CT_CHUNK_BYTES - 1)) == 0) ct_ring_refill_local(pos_tls, desc);
 }
 
@@ -350,11 +359,7 @@ __crashtrail_stamped_slow(uint64_t **pos_tls, struct ct_module_desc *desc) {
 CT_EXPORT __attribute__((preserve_most)) void
 __crashtrail_write_slow(uint64_t **pos_tls, struct ct_module_desc *desc, uint64_t id,
                         uint64_t acc) {
-  uint64_t *p = *pos_tls;
-  if (((uintptr_t)p & (CT_CHUNK_BYTES - 1)) == 0) p = ct_refill_slot(pos_tls, desc);
-  p[0] = id;
-  p[1] = acc;
-  *pos_tls = p + 2;
+  ct_put_slot(pos_tls, desc, id, acc);
 }
 
 /* Likewise for a stamped flush, taken at a chunk boundary and, once the module stamps, at
@@ -363,15 +368,7 @@ __crashtrail_write_slow(uint64_t **pos_tls, struct ct_module_desc *desc, uint64_
 CT_EXPORT __attribute__((preserve_most)) void
 __crashtrail_stamped_write_slow(uint64_t **pos_tls, struct ct_module_desc *desc, uint64_t id,
                                 uint64_t acc) {
-  if (__atomic_load_n(&desc->chunk_mask, __ATOMIC_RELAXED) == 0) {
-    ct_stamp_next();
-    id |= __crashtrail_stamp;
-  }
-  uint64_t *p = *pos_tls;
-  if (((uintptr_t)p & (CT_CHUNK_BYTES - 1)) == 0) p = ct_refill_slot(pos_tls, desc);
-  p[0] = id;
-  p[1] = acc;
-  *pos_tls = p + 2;
+  ct_put_slot(pos_tls, desc, id | ct_module_stamp(desc), acc);
 }
 
 /* Stamping just turned on (a second module registered): the records this thread wrote
