@@ -6,7 +6,9 @@
  * ELF header, the section header table and the section name table with
  * pread into private buffers and rejects the file unless every table and
  * every section with file contents lies inside the file.  Only then is the
- * file handed to libdwarf.
+ * file handed to libdwarf.  Section contents (symbol tables, the lists
+ * below) are read in place from a read-only mapping of the file: copying
+ * them cost more than reading them (the copy's page faults).
  *
  * Before libdwarf also reads .debug_rnglists and .debug_loclists, their
  * unit headers, offset tables and list entries are parsed here with a
@@ -16,7 +18,7 @@
  * Invariants: every offset/size pair read from the file is checked with
  * overflow-safe arithmetic (range_ok) against the file size or the buffer
  * it indexes before use; strings are only used when a NUL occurs inside
- * their table.  Nothing here keeps a file descriptor open.
+ * their table.  Nothing here keeps a file descriptor or a mapping open.
  */
 /* pread, O_CLOEXEC, strnlen */
 #define _POSIX_C_SOURCE 200809L
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,6 +44,7 @@
 struct elf_file {
     int fd;
     uint64_t size;
+    const uint8_t *map; /* the whole file, read-only: tables are read in place, not copied */
     Elf64_Ehdr eh;
     Elf64_Shdr *sh;
     size_t shnum;
@@ -73,6 +77,8 @@ static void elf_close(struct elf_file *f)
 {
     if (f->fd >= 0)
         close(f->fd);
+    if (f->map)
+        munmap((void *)f->map, f->size);
     free(f->sh);
     free(f->shstr);
     memset(f, 0, sizeof *f);
@@ -160,6 +166,13 @@ static int elf_open(const char *path, struct elf_file *f, char *err, size_t errl
         why = "file too small for an ELF header";
     else if ((why = check_ehdr(f)) == NULL)
         why = load_sections(f);
+    if (!why) {
+        void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+        if (m == MAP_FAILED)
+            why = strerror(errno);
+        else
+            f->map = m;
+    }
     if (why) {
         snprintf(err, errlen, "%s: %s", path, why);
         elf_close(f);
@@ -209,21 +222,23 @@ static int note_section(const struct elf_file *f, size_t i, struct ct_dw_elf_inf
     return 0;
 }
 
-/* Reads a whole section's contents into a fresh buffer with one extra NUL.
- * Returns the buffer or NULL (bounds, size limit, I/O, OOM). */
-static char *read_section(const struct elf_file *f, const Elf64_Shdr *s)
+/* A whole section's contents in the mapping, or NULL (no contents, bounds, size limit). */
+static const char *section_view(const struct elf_file *f, const Elf64_Shdr *s)
 {
-    char *buf;
     if (!has_contents(s) || s->sh_size > CT_ELF_MAX_TABLE ||
         !range_ok(s->sh_offset, s->sh_size, f->size))
         return NULL;
-    buf = malloc(s->sh_size + 1);
+    return (const char *)f->map + s->sh_offset;
+}
+
+/* A section's contents copied into a fresh buffer with one extra NUL, or NULL. */
+static char *read_section(const struct elf_file *f, const Elf64_Shdr *s)
+{
+    const char *view = section_view(f, s);
+    char *buf = view ? malloc(s->sh_size + 1) : NULL;
     if (!buf)
         return NULL;
-    if (read_at(f->fd, s->sh_offset, buf, s->sh_size) != 0) {
-        free(buf);
-        return NULL;
-    }
+    memcpy(buf, view, s->sh_size);
     buf[s->sh_size] = '\0';
     return buf;
 }
@@ -383,16 +398,14 @@ static const char *check_list_section(const struct elf_file *f, const Elf64_Shdr
                                       int loclists)
 {
     const char *why = NULL;
-    char *buf;
     if ((s->sh_flags & SHF_COMPRESSED) || !has_contents(s))
         return NULL;
-    buf = read_section(f, s);
+    const char *buf = section_view(f, s);
     if (!buf)
         return s->sh_size > CT_ELF_MAX_TABLE ? NULL : "cannot read section";
     struct ct_dw_cursor c = {(const uint8_t *)buf, (const uint8_t *)buf + s->sh_size};
     while (!why && c.p < c.end)
         why = check_list_unit(&c, loclists);
-    free(buf);
     return why;
 }
 
@@ -437,7 +450,7 @@ void ct_dw_elf_info_free(struct ct_dw_elf_info *info)
 }
 
 /* Appends the function symbols of table `tab` (strings in `str` of
- * `strlen_` bytes, NUL-terminated one past).  Returns count or -1. */
+ * `strlen_` bytes; a name is read up to the table's end).  Returns count or -1. */
 static long add_syms(const Elf64_Sym *tab, size_t n, const char *str, size_t strlen_,
                      struct ct_dw_pool *pool, struct ct_dw_sym **syms,
                      size_t *nsyms, size_t *cap)
@@ -499,8 +512,11 @@ long ct_dw_elf_load_syms(const char *path, unsigned sh_type, struct ct_dw_pool *
         if (s->sh_type != sh_type || s->sh_entsize != sizeof(Elf64_Sym) ||
             s->sh_link >= f.shnum)
             continue;
-        char *tab = read_section(&f, s);
-        char *str = read_section(&f, &f.sh[s->sh_link]);
+        const char *tab = section_view(&f, s);
+        const char *str = section_view(&f, &f.sh[s->sh_link]);
+        char *aligned = NULL; /* a symbol table at an odd offset is read from a copy */
+        if (tab && (uintptr_t)tab % _Alignof(Elf64_Sym))
+            tab = aligned = read_section(&f, s);
         long r = 0;
         if (tab && str)
             r = add_syms((const Elf64_Sym *)tab, s->sh_size / sizeof(Elf64_Sym), str,
@@ -508,8 +524,7 @@ long ct_dw_elf_load_syms(const char *path, unsigned sh_type, struct ct_dw_pool *
         else if (has_contents(s))
             r = -1;
         added = r < 0 ? -1 : added + r;
-        free(tab);
-        free(str);
+        free(aligned);
     }
     elf_close(&f);
     return added;

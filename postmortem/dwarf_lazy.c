@@ -50,6 +50,7 @@ struct ct_dw_lazy {
     struct lz_sec *named[CT_LZ_NSEC];   /* .debug_info, .debug_abbrev, .debug_line, aranges */
     struct lz_sec *loclists;            /* .debug_loclists, shown to libdwarf once asked for */
     int loclists_shown;
+    int plain;                          /* ct_dw_lazy_open_plain: every section served whole */
     uint64_t units_end;                 /* units of .debug_info walked up to here */
     uint64_t *unit_start, *unit_die;    /* the walked units, in order */
     size_t nunits, units_cap;
@@ -364,7 +365,7 @@ static int m_load_section(void *obj, Dwarf_Half i, Dwarf_Small **data, int *err)
     int lazy = 0;
     for (int k = 0; k < CT_LZ_NSEC; k++)
         lazy |= s == lz->named[k] && k != CT_LZ_ARANGES;
-    if (lazy && s->compressed) {
+    if (lazy && s->compressed && !lz->plain) {
         /* Filled from the front by ct_dw_lazy_need; zeros until then. */
         if (!s->data && !(s->data = calloc(1, s->size + 1))) {
             *err = DW_DLE_ALLOC_FAIL;
@@ -410,7 +411,9 @@ int ct_dw_lazy_dwarf(struct ct_dw_lazy *lz, Dwarf_Debug *dbg, Dwarf_Error *e)
 /* ------------------------------------------------------------------ */
 /* open / close                                                        */
 
-int ct_dw_lazy_open(const char *path, struct ct_dw_lazy **out)
+/* The file mapped with its sections described: 0 and *out, 1 when plain and the file is for
+ * libdwarf's own reader (an object file's relocations, GNU .zdebug sections), -1 on error. */
+static int open_sections(const char *path, int plain, struct ct_dw_lazy **out)
 {
     char err[8];
     const Elf64_Shdr *sh;
@@ -418,28 +421,69 @@ int ct_dw_lazy_open(const char *path, struct ct_dw_lazy **out)
     int rc = -1;
     *out = NULL;
     if (!lz || ct_elf_open(path, &lz->elf, err, sizeof err) != 0)
-        goto done;
+        goto fail;
+    rc = 1;
+    if (plain && ct_elf_is_object(lz->elf))
+        goto fail;
+    rc = -1;
     lz->shnum = ct_elf_sections(lz->elf, &sh);
     if (lz->shnum == 0 || !(lz->secs = calloc(lz->shnum, sizeof *lz->secs)))
-        goto done;
+        goto fail;
     for (size_t i = 0; i < lz->shnum; i++) {
         if (sec_init(lz, i) != 0)
-            goto done;
+            goto fail;
+        if (plain && !strncmp(lz->secs[i].name, ".zdebug", 7)) {
+            rc = 1;
+            goto fail;
+        }
         for (int k = 0; k < CT_LZ_NSEC; k++)
             if (!strcmp(lz->secs[i].name, lazy_names[k]) && lz->secs[i].raw)
                 lz->named[k] = &lz->secs[i];
         if (!strcmp(lz->secs[i].name, ".debug_loclists") && lz->secs[i].raw)
             lz->loclists = &lz->secs[i];
     }
-    rc = 1;
-    if (!lz->named[CT_LZ_INFO] || !lz->named[CT_LZ_INFO]->compressed ||
-        !lz->named[CT_LZ_ARANGES] || !lz->named[CT_LZ_ABBREV])
-        goto done;
+    lz->plain = plain;
+    lz->loclists_shown = plain;
     *out = lz;
     return 0;
-done:
+fail:
     ct_dw_lazy_close(lz);
     return rc;
+}
+
+int ct_dw_lazy_open(const char *path, struct ct_dw_lazy **out)
+{
+    struct ct_dw_lazy *lz;
+    int rc = open_sections(path, 0, &lz);
+    *out = NULL;
+    if (rc != 0)
+        return rc;
+    if (!lz->named[CT_LZ_INFO] || !lz->named[CT_LZ_INFO]->compressed ||
+        !lz->named[CT_LZ_ARANGES] || !lz->named[CT_LZ_ABBREV]) {
+        ct_dw_lazy_close(lz);
+        return 1;
+    }
+    *out = lz;
+    return 0;
+}
+
+int ct_dw_lazy_open_plain(const char *path, struct ct_dw_lazy **out)
+{
+    return open_sections(path, 1, out);
+}
+
+const uint8_t *ct_dw_lazy_section(struct ct_dw_lazy *lz, const char *name, uint64_t *len)
+{
+    for (size_t i = 0; i < lz->shnum; i++) {
+        struct lz_sec *s = &lz->secs[i];
+        if (!s->raw || strcmp(s->name, name) != 0)
+            continue;
+        if (sec_need(s, s->size) != 0)
+            return NULL;
+        *len = s->size;
+        return s->data;
+    }
+    return NULL;
 }
 
 int ct_dw_lazy_show_loclists(struct ct_dw_lazy *lz)

@@ -32,6 +32,17 @@ enum ct_dw_lazy_sec { CT_LZ_INFO, CT_LZ_ABBREV, CT_LZ_LINE, CT_LZ_ARANGES, CT_LZ
  * file does not qualify (*out NULL: open it the usual way), -1 on a malformed file or OOM. */
 int ct_dw_lazy_open(const char *path, struct ct_dw_lazy **out);
 
+/* Opens any linked file (already checked by ct_dw_elf_scan) to serve its sections to libdwarf
+ * from the mapping, whole (compressed ones inflated on first load), instead of libdwarf's own
+ * reader, which copies every section it loads into memory of its own. Returns 0 with *out, 1
+ * when the file is for libdwarf's reader (an object file, whose debug sections need their
+ * relocations; GNU .zdebug sections), -1 on a malformed file or OOM. */
+int ct_dw_lazy_open_plain(const char *path, struct ct_dw_lazy **out);
+
+/* Section `name` of lz whole (inflated if compressed), *len its size; NULL if absent or broken.
+ * Lives as long as lz. */
+const uint8_t *ct_dw_lazy_section(struct ct_dw_lazy *lz, const char *name, uint64_t *len);
+
 /* A libdwarf handle reading through the object (ct_dw_lazy_close after dwarf_object_finish).
  * Until ct_dw_lazy_show_loclists, the file's .debug_loclists is left out: libdwarf loads (inflates
  * whole and parses) it with the first unit it reads, and only variables need it. Returns 0, or

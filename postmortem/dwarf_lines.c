@@ -5,7 +5,7 @@
  * field: for SQLite's amalgamation at -O2 (400 thousand rows, more since the pass names blocks
  * with discriminators) that took a quarter of a second, before a single record was decoded.
  * This decoder runs the line program's state machine over the raw .debug_line bytes and
- * writes struct ct_dw_row directly. It reads only what rows need: the header's parameters and
+ * writes struct ct_line_row directly. It reads only what rows need: the header's parameters and
  * the program (the directory and file tables are skipped through header_length; file names
  * come from libdwarf's file list, as before). Every read is bounds-checked: a program it does
  * not understand, or a truncated one, returns -1 and the caller falls back to libdwarf.
@@ -85,11 +85,11 @@ static void reset(struct lstate *s)
 }
 
 static int emit(const struct lstate *s, const struct ct_dw_line_files *files,
-                struct ct_dw_row **rows, size_t *n, size_t *cap)
+                struct ct_line_row **rows, size_t *n, size_t *cap)
 {
     if (ct_dw_grow((void **)rows, cap, *n + 1, sizeof **rows) != 0)
         return -1;
-    struct ct_dw_row *r = &(*rows)[(*n)++];
+    struct ct_line_row *r = &(*rows)[(*n)++];
     uint64_t f = s->file;
     r->addr = s->addr;
     r->file = f >= files->base && f - files->base < files->count ? files->names[f - files->base]
@@ -103,12 +103,12 @@ static int emit(const struct lstate *s, const struct ct_dw_line_files *files,
 }
 
 int ct_dw_decode_lines(const uint8_t *sec, size_t len, uint64_t off,
-                       const struct ct_dw_line_files *files, struct ct_dw_row **rows,
+                       const struct ct_dw_line_files *files, struct ct_line_row **rows,
                        size_t *nrows)
 {
     struct lcur c;
     size_t n = 0, cap = 0;
-    struct ct_dw_row *out = NULL;
+    struct ct_line_row *out = NULL;
     *rows = NULL;
     *nrows = 0;
     if (off >= len)
@@ -151,6 +151,11 @@ int ct_dw_decode_lines(const uint8_t *sec, size_t len, uint64_t off,
     const uint8_t *std_lengths = c.p; /* of opcodes 1 .. opcode_base - 1 */
     c.p = program;
 
+    /* Every row takes at least one byte of the program: sized for that, the rows are never
+     * moved by a realloc (of megabytes, for an amalgamation); pages never written are never
+     * faulted in, and the unused tail is given back at the end. */
+    if (ct_dw_grow((void **)&out, &cap, (size_t)(c.end - program) + 1, sizeof *out) != 0)
+        return -1;
     struct lstate s;
     reset(&s);
     while (c.p < c.end && !c.bad) {
@@ -210,6 +215,11 @@ int ct_dw_decode_lines(const uint8_t *sec, size_t len, uint64_t off,
     }
     if (c.bad)
         goto fail;
+    if (n < cap) { /* in place: a shrinking realloc of an mmap'd block is an mremap */
+        struct ct_line_row *fit = realloc(out, (n ? n : 1) * sizeof *out);
+        if (fit)
+            out = fit;
+    }
     *rows = out;
     *nrows = n;
     return 0;

@@ -752,7 +752,7 @@ static int load_files(struct ct_dwarf *d, Dwarf_Die cu_die, struct cu_files *f)
 
 /* Reads one line row.  Returns 0 or -1. */
 static int read_row(struct ct_dwarf *d, Dwarf_Line ln, const struct cu_files *files,
-                    struct ct_dw_row *row)
+                    struct ct_line_row *row)
 {
     Dwarf_Error e = NULL;
     Dwarf_Addr addr = 0;
@@ -791,6 +791,19 @@ static int read_row(struct ct_dwarf *d, Dwarf_Line ln, const struct cu_files *fi
     return 0;
 }
 
+/* Section `name` of the file whose .debug_info is indexed: in place when that file is mapped,
+ * else a copy kept in owned_secs[slot]. */
+static const char *info_section(struct ct_dwarf *d, const char *name, size_t *len, int slot)
+{
+    if (d->info_map) {
+        uint64_t n = 0;
+        const char *p = (const char *)ct_dw_lazy_section(d->info_map, name, &n);
+        *len = (size_t)n;
+        return p;
+    }
+    return d->owned_secs[slot] = ct_dw_elf_read_section(d->info_path, name, len);
+}
+
 struct seq {
     uint64_t start;
     size_t first, count;
@@ -808,11 +821,11 @@ static int cmp_seq(const void *a, const void *b)
  * sequences that start outside executable code (discarded functions).
  * Rows within a sequence keep their order (the last of equal addresses
  * is the one that applies).  Returns 0 or -1 on OOM. */
-static int sort_sequences(struct ct_dwarf *d, struct ct_dw_row **rows, size_t *n)
+static int sort_sequences(struct ct_dwarf *d, struct ct_line_row **rows, size_t *n)
 {
     struct seq *seqs = NULL;
     size_t nseq = 0, cap = 0, start = 0, out = 0;
-    struct ct_dw_row *sorted;
+    struct ct_line_row *sorted;
     for (size_t i = 0; i < *n; i++) {
         if (!(*rows)[i].end_seq && i + 1 < *n)
             continue;
@@ -825,8 +838,22 @@ static int sort_sequences(struct ct_dwarf *d, struct ct_dw_row **rows, size_t *n
         }
         start = i + 1;
     }
-    if (nseq > 0)
-        qsort(seqs, nseq, sizeof *seqs, cmp_seq);
+    int in_order = 1;
+    for (size_t s = 1; s < nseq && in_order; s++)
+        in_order = cmp_seq(&seqs[s - 1], &seqs[s]) < 0;
+    if (in_order) {
+        /* The usual case (one text section, or sections laid out as compiled): no copy of what
+         * can be megabytes of rows, only dropped sequences squeezed out, in place. */
+        for (size_t s = 0; s < nseq; s++) {
+            if (seqs[s].first != out)
+                memmove(&(*rows)[out], &(*rows)[seqs[s].first], seqs[s].count * sizeof **rows);
+            out += seqs[s].count;
+        }
+        free(seqs);
+        *n = out;
+        return 0;
+    }
+    qsort(seqs, nseq, sizeof *seqs, cmp_seq);
     sorted = malloc((*n ? *n : 1) * sizeof *sorted);
     if (!sorted) {
         free(seqs);
@@ -860,7 +887,7 @@ static int decode_lines(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_di
     } else if (!d->line_tried) {
         d->line_tried = 1;
         if (d->info_path)
-            d->line_sec = ct_dw_elf_read_section(d->info_path, ".debug_line", &d->line_len);
+            d->line_sec = info_section(d, ".debug_line", &d->line_len, 0);
         sec = (const uint8_t *)d->line_sec;
         sec_len = d->line_len;
     }
@@ -952,16 +979,16 @@ static size_t keys_below(const void *base, size_t n, size_t size, size_t off, ui
 /* The index of the CU's first row at or after addr (nrows if none). */
 static size_t first_row_at(const struct ct_dw_cu *cu, uint64_t addr)
 {
-    return keys_below(cu->rows, cu->nrows, sizeof *cu->rows, offsetof(struct ct_dw_row, addr),
+    return keys_below(cu->rows, cu->nrows, sizeof *cu->rows, offsetof(struct ct_line_row, addr),
                       addr, 0);
 }
 
 /* Returns the row that applies at pc, or NULL (no row, or pc after the
  * end of a sequence). */
-static const struct ct_dw_row *find_row(const struct ct_dw_cu *cu, uint64_t pc)
+static const struct ct_line_row *find_row(const struct ct_dw_cu *cu, uint64_t pc)
 {
     size_t lo = keys_below(cu->rows, cu->nrows, sizeof *cu->rows,
-                           offsetof(struct ct_dw_row, addr), pc, 1);
+                           offsetof(struct ct_line_row, addr), pc, 1);
     if (lo == 0 || cu->rows[lo - 1].end_seq)
         return NULL;
     return &cu->rows[lo - 1];
@@ -1109,9 +1136,9 @@ static int load_calls(struct ct_dwarf *d, struct ct_dw_cu *cu)
     if (!d->info_tried) {
         d->info_tried = 1;
         if (d->info_path) {
-            d->info_sec = ct_dw_elf_read_section(d->info_path, ".debug_info", &d->info_len);
-            d->abbrev_sec = ct_dw_elf_read_section(d->info_path, ".debug_abbrev", &d->abbrev_len);
-            d->addr_sec = ct_dw_elf_read_section(d->info_path, ".debug_addr", &d->addr_len);
+            d->info_sec = info_section(d, ".debug_info", &d->info_len, 1);
+            d->abbrev_sec = info_section(d, ".debug_abbrev", &d->abbrev_len, 2);
+            d->addr_sec = info_section(d, ".debug_addr", &d->addr_len, 3);
         }
     }
     struct ct_dw_info_sections secs = {
@@ -1390,11 +1417,28 @@ static int aranges_index(struct ct_dwarf *d)
 static void configure_dbg(Dwarf_Debug dbg);
 
 /* Opens path with libdwarf, configured for x86-64 CFI.  Returns 0 (with
- * *dbg, or NULL when libdwarf finds no DWARF-related section) or -1. */
-static int open_dbg(struct ct_dwarf *d, const char *path, Dwarf_Debug *dbg)
+ * *dbg, or NULL when libdwarf finds no DWARF-related section) or -1.  A
+ * linked file is read through a mapping (*map, ct_dw_lazy_open_plain):
+ * libdwarf's own reader copies every section it loads, and those copies'
+ * page faults were a fifth of a small `crashtrail show`. */
+static int open_dbg(struct ct_dwarf *d, const char *path, Dwarf_Debug *dbg,
+                    struct ct_dw_lazy **map)
 {
     Dwarf_Error e = NULL;
     char what[300];
+    *map = NULL;
+    if (ct_dw_lazy_open_plain(path, map) == 0) {
+        if (ct_dw_lazy_dwarf(*map, dbg, &e) == 0) {
+            configure_dbg(*dbg);
+            return 0;
+        }
+        /* No DWARF-related section, or one libdwarf rejects: its own reader decides. */
+        dwarf_dealloc_error(NULL, e);
+        e = NULL;
+        *dbg = NULL;
+        ct_dw_lazy_close(*map);
+        *map = NULL;
+    }
     int rc = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, dbg,
                              NULL, 0, NULL, &e);
     if (rc == DW_DLV_NO_ENTRY) {
@@ -1437,14 +1481,14 @@ static int open_debug_file(struct ct_dwarf *d, const char *path, Dwarf_Debug *db
 {
     Dwarf_Error e = NULL;
     if (ct_dw_lazy_open(path, &d->lazy) != 0)
-        return open_dbg(d, path, dbg);
+        return open_dbg(d, path, dbg, &d->dbg_map);
     if (ct_dw_lazy_dwarf(d->lazy, dbg, &e) != 0) {
         /* libdwarf's own reading of the file may still work: it decides. */
         dwarf_dealloc_error(NULL, e);
         *dbg = NULL;
         ct_dw_lazy_close(d->lazy);
         d->lazy = NULL;
-        return open_dbg(d, path, dbg);
+        return open_dbg(d, path, dbg, &d->dbg_map);
     }
     configure_dbg(*dbg);
     return 0;
@@ -1513,16 +1557,17 @@ static int open_module(struct ct_dwarf *d, const char *elf_path, const struct ct
                        const char *debug_path, const struct ct_dw_elf_info *di)
 {
     if ((bi->has_debug_info || bi->has_eh_frame || bi->has_debug_frame) &&
-        open_dbg(d, elf_path, &d->bin_dbg) != 0)
+        open_dbg(d, elf_path, &d->bin_dbg, &d->bin_map) != 0)
         return -1;
     if (debug_path && (di->has_debug_info || di->has_debug_frame) &&
         (di->has_debug_info ? open_debug_file(d, debug_path, &d->dbg_dbg)
-                            : open_dbg(d, debug_path, &d->dbg_dbg)) != 0)
+                            : open_dbg(d, debug_path, &d->dbg_dbg, &d->dbg_map)) != 0)
         return -1;
     d->info = d->dbg_dbg && di->has_debug_info ? d->dbg_dbg
               : d->bin_dbg && bi->has_debug_info ? d->bin_dbg : NULL;
     if (d->info) {
         const char *p = d->info == d->dbg_dbg ? debug_path : elf_path;
+        d->info_map = d->info == d->dbg_dbg ? d->dbg_map : d->bin_map;
         if (!(d->info_path = ct_dw_pool_strndup(&d->pool, p, strlen(p))))
             return ct_dw_fail(d, NULL, NULL, "out of memory");
     }
@@ -1595,20 +1640,22 @@ void ct_dwarf_close(struct ct_dwarf *d)
     for (int i = 0; i < d->ncfi; i++)
         dwarf_fde_cie_list_dealloc(d->cfi[i].dbg, d->cfi[i].cies, d->cfi[i].ncies,
                                    d->cfi[i].fdes, d->cfi[i].nfdes);
-    if (d->bin_dbg)
+    if (d->bin_dbg && d->bin_map)
+        dwarf_object_finish(d->bin_dbg, &e);
+    else if (d->bin_dbg)
         dwarf_finish(d->bin_dbg, &e);
     if (d->lazy_first)
         dwarf_object_finish(d->lazy_first, &e);
-    if (d->dbg_dbg && d->lazy)
+    if (d->dbg_dbg && (d->lazy || d->dbg_map))
         dwarf_object_finish(d->dbg_dbg, &e);
     else if (d->dbg_dbg)
         dwarf_finish(d->dbg_dbg, &e);
     ct_dw_lazy_close(d->lazy);
+    ct_dw_lazy_close(d->bin_map);
+    ct_dw_lazy_close(d->dbg_map);
     free(d->cu_segs);
-    free(d->line_sec);
-    free(d->info_sec);
-    free(d->abbrev_sec);
-    free(d->addr_sec);
+    for (int i = 0; i < 4; i++)
+        free(d->owned_secs[i]);
     free(d->exec);
     free(d->syms);
     free(d->names);
@@ -1623,7 +1670,7 @@ int ct_dwarf_lookup(struct ct_dwarf *d, uint64_t link_pc, struct ct_srcloc *fram
                     int max_frames)
 {
     struct ct_dw_cu *cu;
-    const struct ct_dw_row *row;
+    const struct ct_line_row *row;
     int32_t s;
     int n = 0;
     if (!frames || max_frames <= 0 || !(cu = ct_dw_cu_for_pc(d, link_pc)))
@@ -1675,7 +1722,7 @@ int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
 {
     struct ct_dw_cu *cu =
         link_pc >= fn_start ? cu_with(d, link_pc, CU_WANT(CT_DW_CU_LINES)) : NULL;
-    const struct ct_dw_row *row = cu ? find_row(cu, link_pc) : NULL;
+    const struct ct_line_row *row = cu ? find_row(cu, link_pc) : NULL;
     if (!row)
         return 0;
     /* find_row's row is in link_pc's sequence; walk back to the sequence's start */
@@ -1696,14 +1743,14 @@ int ct_dwarf_line_before(struct ct_dwarf *d, uint64_t fn_start, uint64_t link_pc
 uint32_t ct_dwarf_discriminator(struct ct_dwarf *d, uint64_t link_pc)
 {
     struct ct_dw_cu *cu = cu_with(d, link_pc, CU_WANT(CT_DW_CU_LINES));
-    const struct ct_dw_row *row = cu ? find_row(cu, link_pc) : NULL;
+    const struct ct_line_row *row = cu ? find_row(cu, link_pc) : NULL;
     return row ? row->discriminator : 0;
 }
 
 uint64_t ct_dwarf_run_start(struct ct_dwarf *d, uint64_t link_pc)
 {
     struct ct_dw_cu *cu = cu_with(d, link_pc, CU_WANT(CT_DW_CU_LINES));
-    const struct ct_dw_row *row = cu ? find_row(cu, link_pc) : NULL;
+    const struct ct_line_row *row = cu ? find_row(cu, link_pc) : NULL;
     if (!row)
         return 0;
     while (row > cu->rows && !row[-1].end_seq && row[-1].discriminator == row->discriminator)
@@ -1715,11 +1762,11 @@ uint32_t ct_dwarf_discriminator_ahead(struct ct_dwarf *d, uint64_t link_pc, uint
                                       uint64_t *at, uint32_t *before)
 {
     struct ct_dw_cu *cu = cu_with(d, link_pc, CU_WANT(CT_DW_CU_LINES));
-    const struct ct_dw_row *row = cu ? find_row(cu, link_pc) : NULL;
+    const struct ct_line_row *row = cu ? find_row(cu, link_pc) : NULL;
     if (!row || row->line)
         return 0;
     *before = 0;
-    for (const struct ct_dw_row *b = row; b > cu->rows && !b[-1].end_seq; b--)
+    for (const struct ct_line_row *b = row; b > cu->rows && !b[-1].end_seq; b--)
         if (b[-1].line) {
             *before = b[-1].discriminator;
             break;
@@ -1757,7 +1804,8 @@ static uint64_t symbol_end(const struct ct_dwarf *d, uint64_t lo)
     return s && s->lo == lo ? s->hi : UINT64_MAX;
 }
 
-long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start, struct ct_line_row **out)
+long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start,
+                            const struct ct_line_row **out)
 {
     struct ct_dw_cu *cu = cu_with(d, fn_start, CU_WANT(CT_DW_CU_LINES));
     uint64_t end = symbol_end(d, fn_start);
@@ -1770,13 +1818,7 @@ long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start, struct ct_lin
         ;
     if (hi == lo)
         return 0;
-    if (!(*out = malloc((hi - lo) * sizeof **out)))
-        return -1;
-    for (size_t i = lo; i < hi; i++) {
-        const struct ct_dw_row *r = &cu->rows[i];
-        (*out)[i - lo] = (struct ct_line_row){r->addr, r->file, r->line, r->discriminator,
-                                              r->column};
-    }
+    *out = &cu->rows[lo];
     return (long)(hi - lo);
 }
 

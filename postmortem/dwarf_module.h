@@ -136,16 +136,21 @@ uint32_t ct_dwarf_discriminator_ahead(struct ct_dwarf *d, uint64_t link_pc, uint
 
 /* One row of a line table. */
 struct ct_line_row {
-    uint64_t addr;     /* link address */
-    const char *file;  /* lives as long as the ct_dwarf */
-    uint32_t line, discriminator;
-    uint16_t column;   /* saturated */
+    uint64_t addr;        /* link address */
+    const char *file;     /* lives as long as the ct_dwarf */
+    uint32_t line;
+    uint16_t column;      /* saturated */
+    uint8_t end_seq;      /* DW_LNE_end_sequence: addr is the first byte past the sequence */
+    uint8_t prologue_end; /* DW_LNS_set_prologue_end: the function's frame set-up is done */
+    uint32_t discriminator;
 };
 
 /* The line-table rows of the function that starts at fn_start, in address order: from its
- * first row up to the end of its ELF symbol (or of its sequence, without one).  *out is
- * malloc'ed (free it).  Returns the number of rows (0: none known), or -1 out of memory. */
-long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start, struct ct_line_row **out);
+ * first row up to the end of its ELF symbol (or of its sequence, without one).  *out points
+ * into d (its unit's decoded table, kept while d is open).  Returns the number of rows (0:
+ * none known). */
+long ct_dwarf_function_rows(struct ct_dwarf *d, uint64_t fn_start,
+                            const struct ct_line_row **out);
 
 /* The return addresses of the calls DWARF describes (call-site DIEs, emitted by optimising
  * compilers) in the function that starts at fn_start, sorted: *out points into d.  Returns how

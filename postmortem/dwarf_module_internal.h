@@ -128,15 +128,7 @@ long ct_dw_elf_load_syms(const char *path, unsigned sh_type,
 
 /* ---- per-CU indexes (dwarf_module.c) ---- */
 
-struct ct_dw_row {
-    uint64_t addr;
-    const char *file;
-    uint32_t line;
-    uint16_t column; /* saturated */
-    uint8_t end_seq;
-    uint8_t prologue_end; /* DW_LNS_set_prologue_end: the function's frame set-up is done */
-    uint32_t discriminator;
-};
+/* A CU's rows are struct ct_line_row (dwarf_module.h), sorted by sequence. */
 
 enum { CT_SCOPE_SUBPROGRAM = 1, CT_SCOPE_INLINED = 2 };
 
@@ -151,7 +143,7 @@ struct ct_dw_line_files {
  * in program order, end-of-sequence rows included), as libdwarf's would be read (dwarf_lines.c).
  * Returns 0, or -1 for a program it does not decode (the caller falls back to libdwarf). */
 int ct_dw_decode_lines(const uint8_t *sec, size_t len, uint64_t off,
-                       const struct ct_dw_line_files *files, struct ct_dw_row **rows,
+                       const struct ct_dw_line_files *files, struct ct_line_row **rows,
                        size_t *nrows);
 
 /* The sections a unit's DIEs are read from by dwarf_callsites.c (addr may be NULL). */
@@ -189,7 +181,7 @@ struct ct_dw_cu {
     /* per index (enum ct_dw_cu_index): 0 not loaded, 1 loaded, -1 load failed (never
      * retried) */
     int8_t state[CT_DW_CU_NINDEX];
-    struct ct_dw_row *rows;
+    struct ct_line_row *rows;
     size_t nrows;
     struct ct_dw_scope *scopes;
     size_t nscopes;
@@ -216,6 +208,9 @@ struct ct_dwarf {
     Dwarf_Debug info;     /* handle whose .debug_info is indexed, or NULL */
     struct ct_dw_lazy *lazy; /* the debug file read through dwarf_lazy.c (dbg_dbg), or NULL */
     Dwarf_Debug lazy_first;  /* its first handle, without location lists, once replaced */
+    struct ct_dw_lazy *bin_map, *dbg_map; /* the files behind bin_dbg / dbg_dbg when libdwarf
+                                             reads them through a mapping (open_dbg) */
+    struct ct_dw_lazy *info_map; /* the mapping of info_path's file (one of those), or NULL */
     int lazy_locations;      /* ct_dwarf_expect_locals has run */
     struct ct_dw_cfi cfi[3];
     int ncfi;
@@ -231,11 +226,12 @@ struct ct_dwarf {
     size_t names_cap, names_used;
     struct ct_dw_pool pool;
     const char *info_path; /* the file whose .debug_info is indexed (in pool) */
-    char *line_sec;       /* its .debug_line, read on first use (NULL: libdwarf decodes) */
+    const char *line_sec; /* its .debug_line, read on first use (NULL: libdwarf decodes) */
     size_t line_len;
     int line_tried;
-    char *info_sec, *abbrev_sec, *addr_sec; /* its .debug_info, .debug_abbrev, .debug_addr, read
-                                               on first use of dwarf_callsites.c */
+    const char *info_sec, *abbrev_sec, *addr_sec; /* its .debug_info, .debug_abbrev, .debug_addr,
+                                                     read on first use of dwarf_callsites.c */
+    char *owned_secs[4];  /* those of them copied (info_path not mapped), to free */
     size_t info_len, abbrev_len, addr_len;
     int info_tried;
     char last_err[256];

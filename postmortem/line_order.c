@@ -298,10 +298,9 @@ long ct_meta_order_lines(struct ct_meta *m, struct ct_dwarf *d, const struct ct_
   for (size_t i = 0; i < m->nfuncs; i++) {
     struct ct_mfunc *f = &m->funcs[i];
     if (!(f->flags & CT_FN_BLOCK_DISC) || !f->nblocks) continue;
-    struct ct_line_row *rows = NULL;
+    const struct ct_line_row *rows = NULL;
     long n = ct_dwarf_function_rows(d, f->addr, &rows);
     int rc = n < 0 ? -1 : order_rows(m, f, d, &code_src, rows, (size_t)n);
-    free(rows);
     if (rc < 0) {
       done = -1;
       break;

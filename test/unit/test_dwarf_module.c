@@ -974,7 +974,7 @@ static void test_line_decoder(const char *name)
             dwarf_srclines_b(cu, &ver2, &tables, &lctx, &e) == DW_DLV_OK &&
             dwarf_srclines_from_linecontext(lctx, &lines, &n, &e) == DW_DLV_OK) {
             struct ct_dw_line_files lf = {fnames, 64, ver >= 5 ? 0 : 1};
-            struct ct_dw_row *rows = NULL;
+            struct ct_line_row *rows = NULL;
             size_t nrows = 0;
             int rc = ct_dw_decode_lines((const uint8_t *)sec, len, off, &lf, &rows, &nrows);
             CHECK(rc == 0 && nrows == (size_t)n, "%s CU %d: %zu rows decoded, libdwarf %lld",
@@ -989,7 +989,7 @@ static void test_line_decoder(const char *name)
                 dwarf_line_srcfileno(lines[i], &fno, &e);
                 dwarf_lineendsequence(lines[i], &end, &e);
                 dwarf_prologue_end_etc(lines[i], &pe, &eb, &isa, &disc, &e);
-                const struct ct_dw_row *r = &rows[i];
+                const struct ct_line_row *r = &rows[i];
                 long mine_f = r->file ? atol(r->file) + (long)lf.base : -1;
                 int same = r->addr == a && r->line == ln && r->column == col &&
                            r->discriminator == disc && r->prologue_end == (pe != 0) &&
@@ -1016,7 +1016,7 @@ static void test_line_decoder(const char *name)
     CHECK(cus > 0, "%s: no CU read", name);
     /* A truncated section is refused, not read past its end. */
     struct ct_dw_line_files lf = {fnames, 64, 1};
-    struct ct_dw_row *rows = NULL;
+    struct ct_line_row *rows = NULL;
     size_t nrows = 0;
     for (size_t cut = 0; cut < len && cut < 4096; cut += 7) {
         if (ct_dw_decode_lines((const uint8_t *)sec, cut, 0, &lf, &rows, &nrows) == 0)
