@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capstone_lib.h"
 #include "code_flow_internal.h"
 
 int ct_flow_dwarf_reg(x86_reg r) {
@@ -70,9 +71,9 @@ static int decode_insn(csh cs, const cs_insn *x, const struct ct_code_view *code
   fi->pad = x->id == X86_INS_NOP || x->id == X86_INS_INT3;
   fi->falls = !(x->id == X86_INS_RET || x->id == X86_INS_UD2 || x->id == X86_INS_HLT ||
                 x->id == X86_INS_JMP || x->id == X86_INS_LJMP);
-  fi->call = cs_insn_group(cs, x, CS_GRP_CALL);
-  fi->barrier = fi->call || cs_insn_group(cs, x, CS_GRP_RET) || cs_insn_group(cs, x, CS_GRP_INT) ||
-                cs_insn_group(cs, x, CS_GRP_IRET);
+  fi->call = ct_cs.insn_group(cs, x, CS_GRP_CALL);
+  fi->barrier = fi->call || ct_cs.insn_group(cs, x, CS_GRP_RET) || ct_cs.insn_group(cs, x, CS_GRP_INT) ||
+                ct_cs.insn_group(cs, x, CS_GRP_IRET);
   /* A store to thread-local memory: in crashtrail's code, the ring position's store that
    * commits a record (`mov %r,%fs:pos`; through a register in a shared object). */
   for (uint8_t k = 0; k < x->detail->x86.op_count; k++) {
@@ -80,12 +81,12 @@ static int decode_insn(csh cs, const cs_insn *x, const struct ct_code_view *code
     if (op->type == X86_OP_MEM && op->mem.segment == X86_REG_FS && (op->access & CS_AC_WRITE))
       fi->barrier = 1;
   }
-  if (cs_regs_access(cs, x, rd, &nrd, wr, &nwr) != CS_ERR_OK) return -1;
+  if (ct_cs.regs_access(cs, x, rd, &nrd, wr, &nwr) != CS_ERR_OK) return -1;
   for (uint8_t k = 0; k < nwr; k++) {
     int d = ct_flow_dwarf_reg((x86_reg)wr[k]);
     if (d >= 0) fi->writes |= 1ull << d;
   }
-  if (cs_insn_group(cs, x, CS_GRP_JUMP)) {
+  if (ct_cs.insn_group(cs, x, CS_GRP_JUMP)) {
     const cs_x86 *d = &x->detail->x86;
     if (x->id == X86_INS_LJMP || d->op_count != 1) return -1;
     if (d->operands[0].type != X86_OP_IMM) {
@@ -132,15 +133,15 @@ static int flow_decode(const struct ct_code_view *code, struct flow_fn *f) {
   struct flow_edges e = {0};
   int rc = -1;
   memset(f, 0, sizeof *f);
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return -1;
-  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-  if (!(x = cs_malloc(cs))) goto out;
+  if (ct_capstone_load() != 0 || ct_cs.open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return -1;
+  ct_cs.option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  if (!(x = ct_cs.malloc(cs))) goto out;
   /* One instruction at a time: capstone's details are some 1.5 KB per instruction. */
   const uint8_t *p = code->bytes;
   size_t left = (size_t)(code->hi - code->lo);
   uint64_t addr = code->lo;
   while (left > 0) {
-    if (!cs_disasm_iter(cs, &p, &left, &addr, x)) goto out; /* not code to the end */
+    if (!ct_cs.disasm_iter(cs, &p, &left, &addr, x)) goto out; /* not code to the end */
     if (n == cap) {
       size_t ncap = cap ? 2 * cap : 1024;
       struct flow_insn *in = realloc(f->in, ncap * sizeof *in);
@@ -169,8 +170,8 @@ out:
   free(e.from);
   free(e.to);
   free(targeted);
-  if (x) cs_free(x, 1);
-  cs_close(&cs);
+  if (x) ct_cs.free(x, 1);
+  ct_cs.close(&cs);
   if (rc) flow_free(f);
   return rc;
 }
@@ -235,13 +236,13 @@ int ct_flow_slot_rewritten(const struct ct_code_view *code, uint64_t from, uint6
   cs_insn *x = NULL;
   int found = 0;
   if (from < code->lo || to > code->hi || from >= to) return 0;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return 0;
-  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  if (ct_capstone_load() != 0 || ct_cs.open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return 0;
+  ct_cs.option(cs, CS_OPT_DETAIL, CS_OPT_ON);
   const uint8_t *p = code->bytes + (from - code->lo);
   size_t left = (size_t)(to - from);
   uint64_t addr = from;
-  if (!(x = cs_malloc(cs))) goto out;
-  while (left > 0 && !found && cs_disasm_iter(cs, &p, &left, &addr, x)) {
+  if (!(x = ct_cs.malloc(cs))) goto out;
+  while (left > 0 && !found && ct_cs.disasm_iter(cs, &p, &left, &addr, x)) {
     const cs_x86 *d = &x->detail->x86;
     for (uint8_t k = 0; k < d->op_count && !found; k++) {
       const cs_x86_op *op = &d->operands[k];
@@ -263,8 +264,8 @@ int ct_flow_slot_rewritten(const struct ct_code_view *code, uint64_t from, uint6
     }
   }
 out:
-  if (x) cs_free(x, 1);
-  cs_close(&cs);
+  if (x) ct_cs.free(x, 1);
+  ct_cs.close(&cs);
   return found;
 }
 
@@ -276,11 +277,11 @@ struct ct_flow_calls {
 struct ct_flow_calls *ct_flow_calls_open(void) {
   struct ct_flow_calls *c = calloc(1, sizeof *c);
   if (!c) return NULL;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK) {
+  if (ct_capstone_load() != 0 || ct_cs.open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK) {
     free(c);
     return NULL;
   }
-  if (!(c->x = cs_malloc(c->cs))) {
+  if (!(c->x = ct_cs.malloc(c->cs))) {
     ct_flow_calls_close(c);
     return NULL;
   }
@@ -289,8 +290,8 @@ struct ct_flow_calls *ct_flow_calls_open(void) {
 
 void ct_flow_calls_close(struct ct_flow_calls *c) {
   if (!c) return;
-  if (c->x) cs_free(c->x, 1);
-  cs_close(&c->cs);
+  if (c->x) ct_cs.free(c->x, 1);
+  ct_cs.close(&c->cs);
   free(c);
 }
 
@@ -303,7 +304,7 @@ long ct_flow_call_returns(struct ct_flow_calls *c, const struct ct_code_view *co
   size_t left = (size_t)(code->hi - code->lo);
   uint64_t addr = code->lo;
   while (left > 0) {
-    if (!cs_disasm_iter(c->cs, &p, &left, &addr, c->x)) goto fail; /* not code to the end */
+    if (!ct_cs.disasm_iter(c->cs, &p, &left, &addr, c->x)) goto fail; /* not code to the end */
     if (c->x->id != X86_INS_CALL) continue;
     if (n == cap) {
       size_t ncap = cap ? 2 * cap : 64;

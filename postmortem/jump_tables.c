@@ -17,6 +17,7 @@
  */
 #include <stdlib.h>
 
+#include "capstone_lib.h"
 #include "code_flow_internal.h"
 
 enum {
@@ -47,7 +48,7 @@ static int redecode(csh cs, const struct ct_code_view *code, const struct flow_f
   uint64_t addr = f->in[i].addr;
   size_t len = (size_t)((i + 1 < f->n ? f->in[i + 1].addr : code->hi) - addr);
   const uint8_t *p = code->bytes + (addr - code->lo);
-  return cs_disasm_iter(cs, &p, &len, &addr, x) ? 0 : -1;
+  return ct_cs.disasm_iter(cs, &p, &len, &addr, x) ? 0 : -1;
 }
 
 /* The nearest instruction before j, at most TABLE_WINDOW back and not past a direct branch's
@@ -187,7 +188,7 @@ int ct_flow_jump_tables(csh cs, const struct ct_code_view *code, struct flow_fn 
   struct table_jump *tj = NULL;
   size_t n = 0, direct = e->n;
   int rc = -1;
-  cs_insn *x = cs_malloc(cs);
+  cs_insn *x = ct_cs.malloc(cs);
   for (size_t i = 0; i < f->n; i++) n += f->in[i].indirect;
   if (!x || (n && !(tj = calloc(n, sizeof *tj)))) goto out;
   n = 0;
@@ -224,6 +225,6 @@ int ct_flow_jump_tables(csh cs, const struct ct_code_view *code, struct flow_fn 
   rc = 0;
 out:
   free(tj);
-  if (x) cs_free(x, 1);
+  if (x) ct_cs.free(x, 1);
   return rc;
 }

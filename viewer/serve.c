@@ -35,6 +35,7 @@
 
 #include "cli.h"
 #include "serve.h"
+#include "mhd_loader.h"
 #include "serve_http.h"
 #include "store.h"
 
@@ -159,6 +160,7 @@ static void log_mhd(void *cls, const char *fmt, va_list ap) {
 static int run(struct ct_serve *s, int fd) {
   sigset_t stop;
   struct MHD_Daemon *d;
+  char why[256];
   int sig = 0;
   sigemptyset(&stop);
   sigaddset(&stop, SIGINT);
@@ -166,8 +168,12 @@ static int run(struct ct_serve *s, int fd) {
   signal(SIGPIPE, SIG_IGN);
   signal(SIGINT, SIG_DFL); /* an ignored signal (a background job's SIGINT) never reaches sigwait */
   signal(SIGTERM, SIG_DFL);
+  if (ct_mhd_load(why, sizeof why) != 0) {
+    close(fd);
+    return fprintf(stderr, "crashtrail: cannot start the web server: %s\n", why), 1;
+  }
   pthread_sigmask(SIG_BLOCK, &stop, NULL); /* before the daemon's threads exist */
-  d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG, 0, NULL,
+  d = ct_mhd.start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG, 0, NULL,
                        NULL, ct_serve_handle, s, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
                        MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)POOL,
                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TIMEOUT_S,
@@ -179,7 +185,7 @@ static int run(struct ct_serve *s, int fd) {
   printf("serving http://%s:%u/\n", s->url_host, s->port);
   fflush(stdout);
   while (sigwait(&stop, &sig) != 0) continue;
-  MHD_stop_daemon(d); /* closes fd */
+  ct_mhd.stop_daemon(d); /* closes fd */
   return 0;
 }
 

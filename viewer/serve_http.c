@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "serve.h"
+#include "mhd_loader.h"
 #include "serve_http.h"
 
 static const char CSP[] = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline';"
@@ -32,17 +33,17 @@ static const char CSP[] = "default-src 'none'; style-src 'unsafe-inline'; script
 
 /* Queues body (malloc'ed, len bytes; freed by libmicrohttpd) as the response. */
 static enum MHD_Result send_page(struct MHD_Connection *c, int status, char *body, size_t len) {
-  struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+  struct MHD_Response *r = ct_mhd.create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
   enum MHD_Result ok;
   if (!r) return free(body), MHD_NO;
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
-  MHD_add_response_header(r, "Content-Security-Policy", CSP);
-  MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-  MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-  if (status == CT_HTTP_BAD_METHOD) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-  ok = MHD_queue_response(c, (unsigned)status, r);
-  MHD_destroy_response(r);
+  ct_mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
+  ct_mhd.add_response_header(r, "Content-Security-Policy", CSP);
+  ct_mhd.add_response_header(r, "X-Content-Type-Options", "nosniff");
+  ct_mhd.add_response_header(r, "Referrer-Policy", "no-referrer");
+  ct_mhd.add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+  if (status == CT_HTTP_BAD_METHOD) ct_mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+  ok = ct_mhd.queue_response(c, (unsigned)status, r);
+  ct_mhd.destroy_response(r);
   return ok;
 }
 
@@ -58,9 +59,9 @@ static enum MHD_Result send_error(struct MHD_Connection *c, int status, const ch
     static const char oom[] = "<!doctype html><title>500</title><p>crashtrail serve: out of memory";
     struct MHD_Response *r;
     free(body);
-    r = MHD_create_response_from_buffer(sizeof oom - 1, (void *)oom, MHD_RESPMEM_PERSISTENT);
-    enum MHD_Result q = r ? MHD_queue_response(c, CT_HTTP_ERROR, r) : MHD_NO;
-    if (r) MHD_destroy_response(r);
+    r = ct_mhd.create_response_from_buffer(sizeof oom - 1, (void *)oom, MHD_RESPMEM_PERSISTENT);
+    enum MHD_Result q = r ? ct_mhd.queue_response(c, CT_HTTP_ERROR, r) : MHD_NO;
+    if (r) ct_mhd.destroy_response(r);
     return q;
   }
   return send_page(c, status, body, len);
@@ -150,7 +151,7 @@ enum MHD_Result ct_serve_handle(void *cls, struct MHD_Connection *c, const char 
     *upload_size = 0;
     return MHD_YES;
   }
-  if (!host_ok(s, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)))
+  if (!host_ok(s, ct_mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)))
     return send_error(c, CT_HTTP_BAD_REQUEST,
                       "The Host header does not name this server (open it by its loopback address).");
   return route(s, c, url);
