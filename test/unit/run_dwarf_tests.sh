@@ -90,7 +90,8 @@ $CC -std=c11 -Wall -Wextra -Werror -O1 -gdwarf-4 -I"$ROOT/postmortem" \
     "$ROOT/postmortem/dwarf_module.c" "$ROOT/postmortem/dwarf_elf.c" "$ROOT/postmortem/dwarf_lazy.c" "$ROOT/postmortem/dwarf_lines.c" "$ROOT/postmortem/dwarf_callsites.c" \
     "$ROOT/postmortem/dwarf_expr.c" "$ROOT/postmortem/dwarf_unwind.c" "$ROOT/postmortem/code_flow.c" \
     "$ROOT/postmortem/jump_tables.c" "$ROOT/postmortem/elf_file.c" \
-    -l:libdwarf.a -lelf -lz -lcapstone -lstdc++
+    "$ROOT/postmortem/capstone_lib.c" "$ROOT/postmortem/lazy_lib.c" \
+    -l:libdwarf.a -lelf -lz -ldl -lstdc++
 
 if [ -z "${CT_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then
     CT_PERF_LOOKUPS=${CT_PERF_LOOKUPS:-20000} CT_FUZZ_ITERS=${CT_FUZZ_ITERS:-60} \
