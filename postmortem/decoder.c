@@ -184,6 +184,10 @@ int ct_walk_start(struct ct_walk *w, const struct ct_mfunc *f, uint64_t acc) {
   memset(w, 0, sizeof *w);
   w->f = f;
   w->acc = acc;
+  if (!f->wb) { /* not made ready (ct_meta_ready), or it ran out of memory */
+    w->why = "function without decoder tables";
+    return CT_WALK_BAD;
+  }
   if (acc == 0) {
     w->why = "empty accumulator";
     return CT_WALK_BAD;

@@ -99,6 +99,7 @@ int ct_timeline_exec_tables(struct ct_timeline *t) {
         uint64_t ent[2];
         uint16_t mi = (uint16_t)(m - t->mods->mods);
         if (!entry_of(tab, m, &f->blocks[bi], ent)) continue;
+        if (!ct_meta_ready(m->meta, f)) goto out; /* its lines in machine order, once */
         if (t->keep_blocks && keep_ref(t, &refs_cap, f, bi, mi, ent) != 0) goto out;
         if (ent[0] == 0) continue;
         if (n == cap) {

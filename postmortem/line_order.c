@@ -292,21 +292,26 @@ out:
   return rc;
 }
 
-long ct_meta_order_lines(struct ct_meta *m, struct ct_dwarf *d, const struct ct_elf *elf) {
-  long done = 0;
-  struct code_source code_src = {elf, NULL};
-  for (size_t i = 0; i < m->nfuncs; i++) {
-    struct ct_mfunc *f = &m->funcs[i];
-    if (!(f->flags & CT_FN_BLOCK_DISC) || !f->nblocks) continue;
-    const struct ct_line_row *rows = NULL;
-    long n = ct_dwarf_function_rows(d, f->addr, &rows);
-    int rc = n < 0 ? -1 : order_rows(m, f, d, &code_src, rows, (size_t)n);
-    if (rc < 0) {
-      done = -1;
-      break;
-    }
-    done += rc;
-  }
-  ct_flow_calls_close(code_src.calls);
-  return done;
+struct ct_line_order {
+  struct ct_dwarf *d;
+  struct code_source code_src;
+};
+
+struct ct_line_order *ct_line_order_new(struct ct_dwarf *d, const struct ct_elf *elf) {
+  struct ct_line_order *lo = calloc(1, sizeof *lo);
+  if (lo) *lo = (struct ct_line_order){d, {elf, NULL}};
+  return lo;
+}
+
+void ct_line_order_free(struct ct_line_order *lo) {
+  if (!lo) return;
+  ct_flow_calls_close(lo->code_src.calls);
+  free(lo);
+}
+
+int ct_line_order_function(struct ct_line_order *lo, struct ct_meta *m, struct ct_mfunc *f) {
+  if (!(f->flags & CT_FN_BLOCK_DISC) || !f->nblocks) return 0;
+  const struct ct_line_row *rows = NULL;
+  long n = ct_dwarf_function_rows(lo->d, f->addr, &rows);
+  return n < 0 ? -1 : order_rows(m, f, lo->d, &lo->code_src, rows, (size_t)n);
 }

@@ -8,11 +8,17 @@
 #include "elf_file.h"
 #include "meta_reader.h"
 
-/* For every function of m the pass flagged CT_FN_BLOCK_DISC, rewrites each block's lines from
- * the line-table rows that carry its discriminator (line_order.c). Call before
- * ct_meta_build_walk. elf (the module's file with its code, or NULL) gives the calls of functions
- * DWARF has no call-site entries for. Returns how many functions were reordered, or -1 when out
- * of memory (m is then unchanged where it was not yet reordered, and still consistent). */
-long ct_meta_order_lines(struct ct_meta *m, struct ct_dwarf *d, const struct ct_elf *elf);
+/* A module's reordering: its DWARF, and elf (the module's file with its code, or NULL) for the
+ * calls of functions DWARF has no call-site entries for (a decoder opened on first use). Both
+ * must outlive it. NULL when out of memory. */
+struct ct_line_order;
+struct ct_line_order *ct_line_order_new(struct ct_dwarf *d, const struct ct_elf *elf);
+void ct_line_order_free(struct ct_line_order *lo);
+
+/* When the pass flagged f CT_FN_BLOCK_DISC, rewrites each of its blocks' lines from the
+ * line-table rows that carry its discriminator (see line_order.c); call before f's decoder
+ * tables are built (a ct_meta_load_refined refinement). Returns 1 reordered, 0 nothing to do,
+ * -1 out of memory (f is then unchanged where not yet reordered, and still consistent). */
+int ct_line_order_function(struct ct_line_order *lo, struct ct_meta *m, struct ct_mfunc *f);
 
 #endif

@@ -259,10 +259,10 @@ const struct ct_mfunc *ct_meta_resolve(const struct ct_meta *m, const char *name
   const struct ct_mfunc *external = NULL;
   for (uint32_t i = m->name_head[h]; i; i = m->name_next[i - 1]) {
     const struct ct_mfunc *f = &m->funcs[i - 1];
-    if (f->unit == unit) return f;
+    if (f->unit == unit) return ct_meta_ready(m, f);
     if (!(f->flags & CT_FN_LOCAL) && !external) external = f;
   }
-  return external;
+  return external ? ct_meta_ready(m, external) : NULL;
 }
 
 static int build_index(struct ct_meta *m) {
@@ -287,8 +287,8 @@ int ct_meta_load(const void *sec, size_t len, int keep_unlinked, struct ct_meta 
 }
 
 int ct_meta_load_refined(const void *sec, size_t len, int keep_unlinked, struct ct_meta **out,
-                         char *err, size_t errlen, int (*refine)(struct ct_meta *, void *),
-                         void *arg) {
+                         char *err, size_t errlen,
+                         int (*refine)(struct ct_meta *, struct ct_mfunc *, void *), void *arg) {
   struct ct_meta *m = calloc(1, sizeof *m);
   struct ct_cur all = ct_cur_make(sec, len);
   size_t cap = 0;
@@ -304,8 +304,9 @@ int ct_meta_load_refined(const void *sec, size_t len, int keep_unlinked, struct 
     /* The linker may pad between units to their alignment. */
     while (ct_cur_left(&all) && *all.p == 0) all.p++;
   }
-  if (build_index(m) != 0 || build_name_index(m) != 0 || (refine && refine(m, arg) != 0) ||
-      ct_meta_build_walk(m) != 0) {
+  m->refine = refine;
+  m->refine_arg = arg;
+  if (build_index(m) != 0 || build_name_index(m) != 0) {
     ct_meta_free(m);
     return snprintf(err, errlen, "out of memory"), -1;
   }
@@ -315,6 +316,7 @@ int ct_meta_load_refined(const void *sec, size_t len, int keep_unlinked, struct 
 
 void ct_meta_free(struct ct_meta *m) {
   if (!m) return;
+  ct_meta_walk_free(m);
   ct_arena_free(&m->arena);
   free(m->funcs);
   free(m->index_keys);
@@ -324,11 +326,29 @@ void ct_meta_free(struct ct_meta *m) {
   free(m);
 }
 
+const struct ct_mfunc *ct_meta_ready(const struct ct_meta *cm, const struct ct_mfunc *cf) {
+  /* Preparing is a cache fill: the metadata is heap memory the loader owns, never const. */
+  struct ct_meta *m = (struct ct_meta *)cm;
+  struct ct_mfunc *f = (struct ct_mfunc *)cf;
+  if (f->ready) return f->ready > 0 ? f : NULL;
+  f->ready = -1;
+  if ((m->refine && m->refine(m, f, m->refine_arg) != 0) || ct_meta_walk_function(m, f) != 0)
+    return NULL;
+  f->ready = 1;
+  return f;
+}
+
+int ct_meta_build_walk(struct ct_meta *m) {
+  for (size_t i = 0; i < m->nfuncs; i++)
+    if (!ct_meta_ready(m, &m->funcs[i])) return -1;
+  return 0;
+}
+
 const struct ct_mfunc *ct_meta_find(const struct ct_meta *m, uint64_t addr) {
   if (!m->index_cap || !addr) return NULL;
   size_t h = hash_addr(addr) & (m->index_cap - 1);
   while (m->index_keys[h]) {
-    if (m->index_keys[h] == addr) return &m->funcs[m->index_vals[h]];
+    if (m->index_keys[h] == addr) return ct_meta_ready(m, &m->funcs[m->index_vals[h]]);
     h = (h + 1) & (m->index_cap - 1);
   }
   return NULL;

@@ -72,13 +72,14 @@ struct ct_mfunc {
   uint32_t line, flags, site_bits, nsites, nblocks;
   uint32_t *site_block;
   uint32_t *site_kind;
-  struct ct_wblock *wb;   /* per block, for the decoder */
+  struct ct_wblock *wb;   /* per block, for the decoder; NULL until ct_meta_ready */
   uint32_t *site_elided;  /* per site: the block of the elided flush its walk reaches without
                              reading a bit; UINT32_MAX if a record is written first */
   int32_t *block_site;  /* per block: its site index, or -1 */
   struct ct_mblock *blocks;
   uint32_t unit;   /* which unit (translation unit or comdat) of the module described it */
   uint32_t module; /* set by the caller: which dump module this belongs to */
+  int ready;       /* ct_meta_ready: 1 done, -1 failed (out of memory), 0 not yet */
 };
 
 struct ct_meta {
@@ -92,6 +93,11 @@ struct ct_meta {
   uint32_t *name_next;  /* per function: the next one with the same name + 1, 0 none */
   size_t name_cap;
   size_t nunits, ninline;
+  /* ct_meta_ready's: the caller's refinement of a function's lines, and the walk's interned
+   * line keys (shared by all functions: equal keys must be the same pointer) */
+  int (*refine)(struct ct_meta *, struct ct_mfunc *, void *);
+  void *refine_arg;
+  struct ct_walk_keys *walk_keys;
 };
 
 /* Parses a .debug_crashtrail section. Returns 0 and *out, or -1 with a reason (a corrupt unit,
@@ -99,18 +105,27 @@ struct ct_meta {
  * keep_unlinked (an object file, whose addresses are still relocations, has only zeros). */
 int ct_meta_load(const void *sec, size_t len, int keep_unlinked, struct ct_meta **out, char *err,
                  size_t errlen);
-/* The same, calling refine(m, arg) after parsing and before the decoder's tables are built
- * from the lines (ct_meta_build_walk); a non-zero return fails the load as out of memory. */
+/* The same, with refine(m, f, arg) to call on each function before its decoder tables are
+ * built from its lines (ct_meta_ready: when the decoder first asks for the function); a
+ * non-zero return counts as out of memory. arg must live as long as the metadata. */
 int ct_meta_load_refined(const void *sec, size_t len, int keep_unlinked, struct ct_meta **out,
-                         char *err, size_t errlen, int (*refine)(struct ct_meta *, void *),
-                         void *arg);
+                         char *err, size_t errlen,
+                         int (*refine)(struct ct_meta *, struct ct_mfunc *, void *), void *arg);
 void ct_meta_free(struct ct_meta *m);
 
-/* Builds every function's ct_wblock table and multi-way code tables (meta_walk.c). 0, or -1
- * when out of memory. */
+/* Makes f ready for the decoder, once: refines its lines (ct_meta_load_refined), then builds
+ * its ct_wblock table, multi-way code tables and zero-bit walk ends (meta_walk.c). Only the
+ * functions a history reaches pay for it (a 64 MB SQLite dump reaches a fifth of them).
+ * Returns f, or NULL when out of memory. ct_meta_find and ct_meta_resolve return ready
+ * functions; code that takes a function from m->funcs calls this first. */
+const struct ct_mfunc *ct_meta_ready(const struct ct_meta *m, const struct ct_mfunc *f);
+/* ct_meta_ready for every function. 0, or -1 when out of memory. */
 int ct_meta_build_walk(struct ct_meta *m);
+/* The walk's own part of ct_meta_ready (meta_walk.c), and its teardown. */
+int ct_meta_walk_function(struct ct_meta *m, struct ct_mfunc *f);
+void ct_meta_walk_free(struct ct_meta *m);
 
-/* The function whose entry is at link address addr, or NULL. O(1). */
+/* The function whose entry is at link address addr (ready), or NULL. O(1). */
 const struct ct_mfunc *ct_meta_find(const struct ct_meta *m, uint64_t addr);
 
 /* The function a direct call to `name` from unit `unit` reaches, as the linker binds it: the

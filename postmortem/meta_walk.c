@@ -10,6 +10,9 @@
  * fields in another cache line. Multi-way branches get a lookup table indexed by their
  * longest code's width of bits.
  *
+ * Built per function when the decoder first asks for it (ct_meta_ready): a history reaches a
+ * fraction of a program's functions, and building them all was a tenth of a small decode.
+ *
  * Also per site, where its zero-bit walk ends (the decoder's call-stack model asks it for every
  * record): at an elided flush (CT_BB_ELIDE), or UINT32_MAX when a branch needs bits, a check
  * point fires or a flush is written first.
@@ -24,8 +27,9 @@
 #include "crashtrail/abi.h"
 #include "meta_reader.h"
 
-/* Interning (file, line, function) -> the first line seen with them. */
-struct key_table {
+/* Interning (file, line, function) -> the first line seen with them; one per module's metadata,
+ * filled as functions are made ready. */
+struct ct_walk_keys {
   const struct ct_mline **slot;
   size_t cap, n;
 };
@@ -41,7 +45,7 @@ static int same_key(const struct ct_mline *a, const struct ct_mline *b) {
   return a->line == b->line && a->file == b->file && a->function == b->function;
 }
 
-static const void *intern(struct key_table *t, const struct ct_mline *l) {
+static const void *intern(struct ct_walk_keys *t, const struct ct_mline *l) {
   if (2 * (t->n + 1) > t->cap) {
     size_t cap = t->cap ? t->cap * 2 : 1024;
     const struct ct_mline **ns = calloc(cap, sizeof *ns);
@@ -91,7 +95,7 @@ static int is_bit_branch(const struct ct_mblock *b) {
          b->succ[0].code + b->succ[1].code == 1;
 }
 
-static int build_function(struct ct_arena *a, struct key_table *keys, struct ct_mfunc *f) {
+static int build_function(struct ct_arena *a, struct ct_walk_keys *keys, struct ct_mfunc *f) {
   if (!(f->wb = ct_arena_alloc(a, f->nblocks * sizeof *f->wb))) return -1;
   for (uint32_t i = 0; i < f->nblocks; i++) {
     struct ct_mblock *b = &f->blocks[i];
@@ -142,15 +146,23 @@ static uint32_t zero_walk_end(const struct ct_mfunc *f, uint32_t site) {
   return UINT32_MAX; /* a loop without branches */
 }
 
-int ct_meta_build_walk(struct ct_meta *m) {
-  struct key_table keys = {NULL, 0, 0};
-  int rc = 0;
-  for (size_t i = 0; i < m->nfuncs && rc == 0; i++) {
-    struct ct_mfunc *f = &m->funcs[i];
-    if ((rc = build_function(&m->arena, &keys, f)) != 0) break;
-    if (!(f->site_elided = ct_arena_alloc(&m->arena, f->nsites * sizeof *f->site_elided))) rc = -1;
-    for (uint32_t s = 0; rc == 0 && s < f->nsites; s++) f->site_elided[s] = zero_walk_end(f, s);
+int ct_meta_walk_function(struct ct_meta *m, struct ct_mfunc *f) {
+  if (!m->walk_keys && !(m->walk_keys = calloc(1, sizeof *m->walk_keys))) return -1;
+  if (build_function(&m->arena, m->walk_keys, f) != 0) {
+    f->wb = NULL;
+    return -1;
   }
-  free(keys.slot);
-  return rc;
+  if (!(f->site_elided = ct_arena_alloc(&m->arena, f->nsites * sizeof *f->site_elided))) {
+    f->wb = NULL;
+    return -1;
+  }
+  for (uint32_t s = 0; s < f->nsites; s++) f->site_elided[s] = zero_walk_end(f, s);
+  return 0;
+}
+
+void ct_meta_walk_free(struct ct_meta *m) {
+  if (!m->walk_keys) return;
+  free(m->walk_keys->slot);
+  free(m->walk_keys);
+  m->walk_keys = NULL;
 }

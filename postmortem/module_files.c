@@ -138,16 +138,18 @@ static int open_instrumented(struct ct_module *m, const struct ct_dump_module *d
   return 0;
 }
 
-/* Blocks named in the line table (CT_FN_BLOCK_DISC) get their lines in machine order. Without
- * DWARF they keep IR order: not an error, the stack and the locals will say what is missing. */
-static int order_lines(struct ct_meta *meta, void *arg) {
+/* Blocks named in the line table (CT_FN_BLOCK_DISC) get their lines in machine order, each
+ * function's when the decoder first asks for it (ct_meta_ready). Without DWARF they keep IR
+ * order: not an error, the stack and the locals will say what is missing. */
+static int order_lines(struct ct_meta *meta, struct ct_mfunc *f, void *arg) {
   struct ct_module *m = arg;
-  if (m->source_order) return 0;
-  size_t i = 0;
-  while (i < meta->nfuncs && !(meta->funcs[i].flags & CT_FN_BLOCK_DISC)) i++;
-  if (i == meta->nfuncs) return 0;
-  struct ct_dwarf *d = ct_module_dwarf(m);
-  return d && ct_meta_order_lines(meta, d, m->elf) < 0 ? -1 : 0;
+  if (m->source_order || !(f->flags & CT_FN_BLOCK_DISC)) return 0;
+  if (!m->line_order_tried) {
+    m->line_order_tried = 1;
+    struct ct_dwarf *d = ct_module_dwarf(m);
+    if (d && !(m->line_order = ct_line_order_new(d, m->elf))) return -1;
+  }
+  return m->line_order && ct_line_order_function(m->line_order, meta, f) < 0 ? -1 : 0;
 }
 
 static int load_metadata(struct ct_module *m, char *err, size_t errlen) {
@@ -306,6 +308,7 @@ void ct_modules_free(struct ct_modset *s) {
   if (!s) return;
   for (size_t i = 0; i < s->n; i++) {
     struct ct_module *m = &s->mods[i];
+    ct_line_order_free(m->line_order);
     if (m->dwarf) ct_dwarf_close(m->dwarf);
     ct_meta_free(m->meta);
     ct_elf_close(m->elf);

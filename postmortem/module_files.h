@@ -17,6 +17,8 @@ struct ct_elf;
 struct ct_meta;
 struct ct_dwarf;
 
+struct ct_line_order;
+
 struct ct_module {
   int dump_id;            /* module id in the dump, -1 for one known only from the maps */
   int instrumented;
@@ -29,6 +31,8 @@ struct ct_module {
   struct ct_dwarf *dwarf;
   int dwarf_tried;
   int source_order;      /* keep the metadata's line order (--line-order=source) */
+  struct ct_line_order *line_order; /* machine order of lines, made per function on demand */
+  int line_order_tried;
   char *problem;          /* why it cannot be symbolised, NULL if fine */
   int image_fd;           /* > 0: the in-memory file `path` names (the vDSO's image) */
 };

@@ -14,6 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char err[512];
   if (ct_meta_load(data, size, size & 1, &m, err, sizeof err) != 0) return 0;
   for (size_t f = 0; f < m->nfuncs; f++) {
+    if (!ct_meta_ready(m, &m->funcs[f])) continue;
     for (size_t k = 0; k + 8 <= size && k < 256; k += 8) {
       uint64_t acc;
       struct ct_walk w;

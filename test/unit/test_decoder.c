@@ -345,6 +345,7 @@ int main(void) {
   test_ring_abi4_chunks();
   test_walks();
   test_switch_table();
+  ct_meta_walk_free(&meta);
   ct_arena_free(&meta.arena);
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   else printf("decoder: all checks passed\n");
