@@ -13,7 +13,7 @@
 
 struct ct_capstone ct_cs;
 
-int ct_capstone_load(void) {
+static int load(void) {
   static int failed;
 #define SYM(f) {"cs_" #f, offsetof(struct ct_capstone, f)}
   static const struct ct_lazy_sym syms[] = {SYM(open), SYM(option),     SYM(malloc),
@@ -31,4 +31,11 @@ int ct_capstone_load(void) {
     return -1;
   }
   return 0;
+}
+
+cs_err ct_capstone_open(csh *cs, int detail) {
+  if (load() != 0) return CS_ERR_MEM;
+  cs_err rc = ct_cs.open(CS_ARCH_X86, CS_MODE_64, cs);
+  if (rc == CS_ERR_OK && detail) ct_cs.option(*cs, CS_OPT_DETAIL, CS_OPT_ON);
+  return rc;
 }

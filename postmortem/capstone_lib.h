@@ -19,11 +19,12 @@ struct ct_capstone {
   __typeof__(&cs_regs_access) regs_access;
 };
 
-/* Filled by ct_capstone_load. */
+/* Filled by ct_capstone_open's first call. */
 extern struct ct_capstone ct_cs;
 
-/* Opens capstone and fills ct_cs (once). 0, or -1 after a warning on stderr (once): machine code
- * then counts as undecodable, and what depends on it is left out. */
-int ct_capstone_load(void);
+/* An x86-64 decoder (with instruction details when `detail`), capstone loaded on first use.
+ * CS_ERR_OK, or another code after a warning on stderr (once) when capstone cannot be loaded:
+ * machine code then counts as undecodable, and what depends on it is left out. */
+cs_err ct_capstone_open(csh *cs, int detail);
 
 #endif

@@ -133,8 +133,7 @@ static int flow_decode(const struct ct_code_view *code, struct flow_fn *f) {
   struct flow_edges e = {0};
   int rc = -1;
   memset(f, 0, sizeof *f);
-  if (ct_capstone_load() != 0 || ct_cs.open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return -1;
-  ct_cs.option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  if (ct_capstone_open(&cs, 1) != CS_ERR_OK) return -1;
   if (!(x = ct_cs.malloc(cs))) goto out;
   /* One instruction at a time: capstone's details are some 1.5 KB per instruction. */
   const uint8_t *p = code->bytes;
@@ -236,8 +235,7 @@ int ct_flow_slot_rewritten(const struct ct_code_view *code, uint64_t from, uint6
   cs_insn *x = NULL;
   int found = 0;
   if (from < code->lo || to > code->hi || from >= to) return 0;
-  if (ct_capstone_load() != 0 || ct_cs.open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return 0;
-  ct_cs.option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  if (ct_capstone_open(&cs, 1) != CS_ERR_OK) return 0;
   const uint8_t *p = code->bytes + (from - code->lo);
   size_t left = (size_t)(to - from);
   uint64_t addr = from;
@@ -277,7 +275,7 @@ struct ct_flow_calls {
 struct ct_flow_calls *ct_flow_calls_open(void) {
   struct ct_flow_calls *c = calloc(1, sizeof *c);
   if (!c) return NULL;
-  if (ct_capstone_load() != 0 || ct_cs.open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK) {
+  if (ct_capstone_open(&c->cs, 0) != CS_ERR_OK) {
     free(c);
     return NULL;
   }

@@ -792,8 +792,8 @@ static int read_row(struct ct_dwarf *d, Dwarf_Line ln, const struct cu_files *fi
 }
 
 /* Section `name` of the file whose .debug_info is indexed: in place when that file is mapped,
- * else a copy kept in owned_secs[slot]. */
-static const char *info_section(struct ct_dwarf *d, const char *name, size_t *len, int slot)
+ * else a copy (ct_dwarf_close frees it). */
+static const char *info_section(struct ct_dwarf *d, const char *name, size_t *len)
 {
     if (d->info_map) {
         uint64_t n = 0;
@@ -801,7 +801,7 @@ static const char *info_section(struct ct_dwarf *d, const char *name, size_t *le
         *len = (size_t)n;
         return p;
     }
-    return d->owned_secs[slot] = ct_dw_elf_read_section(d->info_path, name, len);
+    return ct_dw_elf_read_section(d->info_path, name, len);
 }
 
 struct seq {
@@ -887,7 +887,7 @@ static int decode_lines(struct ct_dwarf *d, struct ct_dw_cu *cu, Dwarf_Die cu_di
     } else if (!d->line_tried) {
         d->line_tried = 1;
         if (d->info_path)
-            d->line_sec = info_section(d, ".debug_line", &d->line_len, 0);
+            d->line_sec = info_section(d, ".debug_line", &d->line_len);
         sec = (const uint8_t *)d->line_sec;
         sec_len = d->line_len;
     }
@@ -1136,9 +1136,9 @@ static int load_calls(struct ct_dwarf *d, struct ct_dw_cu *cu)
     if (!d->info_tried) {
         d->info_tried = 1;
         if (d->info_path) {
-            d->info_sec = info_section(d, ".debug_info", &d->info_len, 1);
-            d->abbrev_sec = info_section(d, ".debug_abbrev", &d->abbrev_len, 2);
-            d->addr_sec = info_section(d, ".debug_addr", &d->addr_len, 3);
+            d->info_sec = info_section(d, ".debug_info", &d->info_len);
+            d->abbrev_sec = info_section(d, ".debug_abbrev", &d->abbrev_len);
+            d->addr_sec = info_section(d, ".debug_addr", &d->addr_len);
         }
     }
     struct ct_dw_info_sections secs = {
@@ -1654,8 +1654,12 @@ void ct_dwarf_close(struct ct_dwarf *d)
     ct_dw_lazy_close(d->bin_map);
     ct_dw_lazy_close(d->dbg_map);
     free(d->cu_segs);
-    for (int i = 0; i < 4; i++)
-        free(d->owned_secs[i]);
+    if (!d->info_map) { /* copies (info_section) */
+        free((void *)d->line_sec);
+        free((void *)d->info_sec);
+        free((void *)d->abbrev_sec);
+        free((void *)d->addr_sec);
+    }
     free(d->exec);
     free(d->syms);
     free(d->names);

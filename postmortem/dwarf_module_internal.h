@@ -226,12 +226,13 @@ struct ct_dwarf {
     size_t names_cap, names_used;
     struct ct_dw_pool pool;
     const char *info_path; /* the file whose .debug_info is indexed (in pool) */
-    const char *line_sec; /* its .debug_line, read on first use (NULL: libdwarf decodes) */
+    const char *line_sec; /* its .debug_line, read on first use (NULL: libdwarf decodes); a
+                             copy to free unless info_map */
     size_t line_len;
     int line_tried;
     const char *info_sec, *abbrev_sec, *addr_sec; /* its .debug_info, .debug_abbrev, .debug_addr,
-                                                     read on first use of dwarf_callsites.c */
-    char *owned_secs[4];  /* those of them copied (info_path not mapped), to free */
+                                                     read on first use of dwarf_callsites.c;
+                                                     copies to free unless info_map */
     size_t info_len, abbrev_len, addr_len;
     int info_tried;
     char last_err[256];

@@ -144,12 +144,12 @@ static int open_instrumented(struct ct_module *m, const struct ct_dump_module *d
 static int order_lines(struct ct_meta *meta, struct ct_mfunc *f, void *arg) {
   struct ct_module *m = arg;
   if (m->source_order || !(f->flags & CT_FN_BLOCK_DISC)) return 0;
-  if (!m->line_order_tried) {
-    m->line_order_tried = 1;
-    struct ct_dwarf *d = ct_module_dwarf(m);
-    if (d && !(m->line_order = ct_line_order_new(d, m->elf))) return -1;
+  if (!m->line_order) {
+    struct ct_dwarf *d = ct_module_dwarf(m); /* opened once, failure included */
+    if (!d) return 0;
+    if (!(m->line_order = ct_line_order_new(d, m->elf))) return -1;
   }
-  return m->line_order && ct_line_order_function(m->line_order, meta, f) < 0 ? -1 : 0;
+  return ct_line_order_function(m->line_order, meta, f) < 0 ? -1 : 0;
 }
 
 static int load_metadata(struct ct_module *m, char *err, size_t errlen) {

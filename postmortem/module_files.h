@@ -32,7 +32,6 @@ struct ct_module {
   int dwarf_tried;
   int source_order;      /* keep the metadata's line order (--line-order=source) */
   struct ct_line_order *line_order; /* machine order of lines, made per function on demand */
-  int line_order_tried;
   char *problem;          /* why it cannot be symbolised, NULL if fine */
   int image_fd;           /* > 0: the in-memory file `path` names (the vDSO's image) */
 };
