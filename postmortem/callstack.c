@@ -348,11 +348,29 @@ static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_
   cs->th->depth--;
 }
 
+/* locate's answer, inline, in the case that takes a quarter of SQLite's records: an entry
+ * record of the target of an indirect call (the innermost frame is FR_UNKNOWN) whose caller's
+ * next flush is written, so that the caller cannot have reached this entry itself (reachable's
+ * first test). 1 if it applied. */
+static inline int enters_indirect_target(struct ct_callstack *cs, const struct ct_mfunc *f,
+                                         struct ct_module *m, uint16_t mod, uint32_t site) {
+  if (site != 0 || cs->n < 2) return 0;
+  struct frame *top = &cs->fr[cs->n - 1];
+  const struct frame *caller = top - 1;
+  if (top->kind != FR_UNKNOWN || caller->kind != FR_KNOWN || (caller->f == f && caller->site == 0) ||
+      caller->f->site_elided[caller->site] != UINT32_MAX)
+    return 0;
+  *top = (struct frame){f, m, mod, FR_KNOWN, site};
+  return 1;
+}
+
 /* Windowed decoding of a record that decodes cleanly, from its summary (step_window.c: most
  * records are repeats, found in the cache without a function lookup or a walk). Returns 0 for
  * a record the caller must walk (and warn about) itself. */
-static int record_summarised(struct ct_callstack *cs, const struct ct_rec *r, struct ct_module *m,
-                             uint16_t mod, int gap) {
+static inline __attribute__((always_inline)) int record_summarised(struct ct_callstack *cs,
+                                                                   const struct ct_rec *r,
+                                                                   struct ct_module *m,
+                                                                   uint16_t mod, int gap) {
   struct ct_sw_summary *s = ct_sw_slot(cs->sw, r->fn, r->acc);
   if (s->fn != r->fn || s->acc != r->acc || !s->fn) {
     const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
@@ -364,19 +382,16 @@ static int record_summarised(struct ct_callstack *cs, const struct ct_rec *r, st
   /* Most records are the innermost frame's next one: locate's first test, inline (locate is a
    * call with a big frame). */
   if (!cs->n || !is_next_record(&cs->fr[cs->n - 1], s->f, s->site, s->empty))
-    locate(cs, s->f, m, mod, s->site, s->empty);
+    if (!enters_indirect_target(cs, s->f, m, mod, s->site)) locate(cs, s->f, m, mod, s->site, s->empty);
   struct ct_sw_at at = {mod, (uint32_t)(cs->th->depth + CT_DEPTH_BIAS), cs->time, &cs->gap};
   ct_sw_count(cs->sw, s, &at);
   if (cs->n && cs->fr[cs->n - 1].f == s->f) finish(cs, s->last_block, s->end);
   return 1;
 }
 
-void ct_callstack_record(struct ct_callstack *cs, const struct ct_rec *r, struct ct_module *m,
-                         uint16_t mod, int gap) {
-  cs->last_mod = m;
-  cs->last_fn = r->fn;
-  cs->last_acc = r->acc;
-  if (cs->sw && !cs->t->keep_blocks && r->fn && record_summarised(cs, r, m, mod, gap)) return;
+/* A record the summaries cannot take: found, walked block by block and emitted. */
+static __attribute__((noinline)) void record_walked(struct ct_callstack *cs, const struct ct_rec *r,
+                                                    struct ct_module *m, uint16_t mod, int gap) {
   struct ct_tl_thread *th = cs->th;
   const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
   struct ct_walk w;
@@ -418,6 +433,41 @@ void ct_callstack_record(struct ct_callstack *cs, const struct ct_rec *r, struct
                      m->name, w.why);
     if (cs->n) cs->fr[cs->n - 1].kind = FR_UNKNOWN; /* where it went is not known */
   }
+}
+
+int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr, size_t c,
+                       size_t from, size_t to, struct ct_module *m, uint16_t mod, int gap) {
+  const uint64_t *w = rr->live[c] + 2 * CT_CHUNK_HEADER_SLOTS;
+  const uint64_t clock = rr->clock[c], step = rr->step[c], base = rr->fn_base;
+  const int summaries = cs->sw && !cs->t->keep_blocks;
+  uint64_t last_fn = 0, last_acc = 0;
+  for (size_t j = from; j < to; j++) {
+    /* The dump is read twice (ct_ring_extract's scan first) and is bigger than the caches;
+     * the hardware prefetcher stops at page boundaries. */
+    if ((j & 3) == 0) __builtin_prefetch(&w[2 * j + 256]);
+    uint64_t w0 = w[2 * j], w1 = w[2 * j + 1];
+    struct ct_rec r;
+    if (ct_slot_plain_record(w0, w1)) { /* ct_chunk_rec's answer for nearly every slot */
+      r.fn = base ? base - w0 : w0;
+      r.acc = w1;
+      r.time_ns = clock + (uint64_t)(((unsigned __int128)step * j) >> 32);
+    } else if (!ct_chunk_rec(rr, c, j, &r) || !r.fn) {
+      continue; /* a hole or a CUT */
+    }
+    if (!(summaries && record_summarised(cs, &r, m, mod, gap))) {
+      struct ct_rec copy = r; /* only the slow path takes its address: r stays in registers */
+      record_walked(cs, &copy, m, mod, gap);
+    }
+    gap = 0;
+    last_fn = r.fn;
+    last_acc = r.acc;
+  }
+  if (last_fn) {
+    cs->last_mod = m;
+    cs->last_fn = last_fn;
+    cs->last_acc = last_acc;
+  }
+  return gap;
 }
 
 void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,

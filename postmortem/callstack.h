@@ -29,15 +29,17 @@ void ct_callstack_free(struct ct_callstack *cs);
  * after all (the thread stopped at the call instruction): pops it. 0 if the frame below is not
  * f's. */
 int ct_callstack_uncall(struct ct_callstack *cs, const struct ct_mfunc *f);
-/* The newest record given to ct_callstack_record (its module, function address at run time and
+/* The newest record given to ct_callstack_chunk (its module, function address at run time and
  * accumulator); 0 if none. */
 int ct_callstack_last_record(const struct ct_callstack *cs, const struct ct_module **m,
                              uint64_t *fn, uint64_t *acc);
 
-/* Appends the steps of record r (of module m, index mod_index in t->mods) and of the elided
- * records before it. `gap`: history before it was lost. */
-void ct_callstack_record(struct ct_callstack *cs, const struct ct_rec *r, struct ct_module *m,
-                         uint16_t mod_index, int gap);
+/* Appends the steps of each record in slots [from, to) of live chunk c of rr (holes and CUT
+ * markers skipped), of module m (index mod_index in t->mods), and of the elided records before
+ * each. `gap`: history before the first was lost; returned if there was no record. A chunk per
+ * call: the decoder's loop keeps its state in registers across a chunk's records. */
+int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr, size_t c,
+                       size_t from, size_t to, struct ct_module *m, uint16_t mod_index, int gap);
 
 /* The crashed frame's unfinished record starts at `site` of f: appends the steps of the
  * elided records since the last written one (e.g. the branch-free ends of callees that

@@ -134,6 +134,7 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
      * against the last full counter seen: the chunk's, or a SEQ marker's). */
     size_t limit = w == end_words ? end_slots : slots;
     for (; s < limit; s++) {
+      if ((s & 3) == 0) __builtin_prefetch(&w[2 * s + 512]);
       uint64_t w0 = w[2 * s], w1 = w[2 * s + 1];
       if (w0 == 0) break;
       if (ct_slot_plain_record(w0, w1)) continue; /* nothing to note */

@@ -116,9 +116,22 @@ static inline void ct_sw_count(struct ct_step_window *sw, const struct ct_sw_sum
   if (!s->first_key) return; /* no lines: no step, the gap waits for the next */
   uint8_t flags = (uint8_t)((s->site == 0 && s->entry_ok ? CT_STEP_ENTRY : 0) |
                             (*at->gap ? CT_STEP_GAP : 0));
-  struct ct_sw_pending p = {s->f, s->acc, at->depth, 0, at->mod, flags, CT_SW_PEND_RECORD,
-                            at->time};
-  ct_sw_push(sw, &p, s->steps - (!flags && s->first_key == sw->tail), s->loops);
+  uint32_t steps = s->steps - (!flags && s->first_key == sw->tail);
+  if (!steps) {
+    if (sw->pushed) sw->q[(sw->pushed - 1) & sw->mask].repeat += s->loops;
+  } else { /* ct_sw_push, written in place: no copy of a pending entry per record */
+    struct ct_sw_pending *q = &sw->q[sw->pushed++ & sw->mask];
+    q->f = s->f;
+    q->what = s->acc;
+    q->depth = at->depth;
+    q->repeat = 0;
+    q->mod = at->mod;
+    q->flags = flags;
+    q->kind = CT_SW_PEND_RECORD;
+    q->time = at->time;
+    sw->total += steps;
+    if (at->depth < sw->th->min_depth) sw->th->min_depth = at->depth;
+  }
   sw->tail = s->last_key;
   *at->gap = 0;
 }

@@ -133,12 +133,7 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
     for (size_t k = seg[s].start, end = k + seg[s].n; k < end;) {
       size_t c = k / sr->slots, from = k % sr->slots;
       size_t to = from + (end - k) < sr->fill[c] ? from + (end - k) : sr->fill[c];
-      for (size_t j = from; j < to; j++) {
-        struct ct_rec rec;
-        if (!ct_chunk_rec(sr, c, j, &rec) || !rec.fn) continue; /* a hole or a CUT */
-        ct_callstack_record(cs, &rec, m, mod, gap);
-        gap = 0;
-      }
+      gap = ct_callstack_chunk(cs, sr, c, from, to, m, mod, gap);
       k += sr->slots - from;
     }
     if (seg[s].key != CT_NO_STAMP) last_stamp = seg[s].key;
