@@ -12,7 +12,8 @@
  *  - Records are never dropped to fit the model: a record that does not fit resynchronises it.
  *
  * Steps are made, or with the timeline's max_steps counted, by step_window.c; callee bindings
- * are cached by calling block (a call is decoded millions of times).
+ * are cached by calling block (a call is decoded millions of times). Records arrive a chunk at a
+ * time (ct_callstack_chunk), so that the common case of a record runs inline in one loop.
  */
 #include "callstack.h"
 
@@ -357,8 +358,8 @@ static inline int enters_indirect_target(struct ct_callstack *cs, const struct c
   if (site != 0 || cs->n < 2) return 0;
   struct frame *top = &cs->fr[cs->n - 1];
   const struct frame *caller = top - 1;
-  if (top->kind != FR_UNKNOWN || caller->kind != FR_KNOWN || (caller->f == f && caller->site == 0) ||
-      caller->f->site_elided[caller->site] != UINT32_MAX)
+  if (top->kind != FR_UNKNOWN || caller->kind != FR_KNOWN ||
+      (caller->f == f && caller->site == 0) || caller->f->site_elided[caller->site] != UINT32_MAX)
     return 0;
   *top = (struct frame){f, m, mod, FR_KNOWN, site};
   return 1;
@@ -382,7 +383,8 @@ static inline __attribute__((always_inline)) int record_summarised(struct ct_cal
   /* Most records are the innermost frame's next one: locate's first test, inline (locate is a
    * call with a big frame). */
   if (!cs->n || !is_next_record(&cs->fr[cs->n - 1], s->f, s->site, s->empty))
-    if (!enters_indirect_target(cs, s->f, m, mod, s->site)) locate(cs, s->f, m, mod, s->site, s->empty);
+    if (!enters_indirect_target(cs, s->f, m, mod, s->site))
+      locate(cs, s->f, m, mod, s->site, s->empty);
   struct ct_sw_at at = {mod, (uint32_t)(cs->th->depth + CT_DEPTH_BIAS), cs->time, &cs->gap};
   ct_sw_count(cs->sw, s, &at);
   if (cs->n && cs->fr[cs->n - 1].f == s->f) finish(cs, s->last_block, s->end);
@@ -454,10 +456,7 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
     } else if (!ct_chunk_rec(rr, c, j, &r) || !r.fn) {
       continue; /* a hole or a CUT */
     }
-    if (!(summaries && record_summarised(cs, &r, m, mod, gap))) {
-      struct ct_rec copy = r; /* only the slow path takes its address: r stays in registers */
-      record_walked(cs, &copy, m, mod, gap);
-    }
+    if (!(summaries && record_summarised(cs, &r, m, mod, gap))) record_walked(cs, &r, m, mod, gap);
     gap = 0;
     last_fn = r.fn;
     last_acc = r.acc;
