@@ -447,15 +447,8 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
     /* The dump is read twice (ct_ring_extract's scan first) and is bigger than the caches;
      * the hardware prefetcher stops at page boundaries. */
     if ((j & 3) == 0) __builtin_prefetch(&w[2 * j + 256]);
-    uint64_t w0 = w[2 * j], w1 = w[2 * j + 1];
-    struct ct_rec r;
-    if (ct_slot_plain_record(w0, w1)) { /* ct_chunk_rec's answer for nearly every slot */
-      r.fn = base ? base - w0 : w0;
-      r.acc = w1;
-      r.time_ns = clock + (uint64_t)(((unsigned __int128)step * j) >> 32);
-    } else if (!ct_chunk_rec(rr, c, j, &r) || !r.fn) {
-      continue; /* a hole or a CUT */
-    }
+    struct ct_rec r; /* the chunk's values in registers: not reloaded per slot */
+    if (!ct_slot_rec(w[2 * j], w[2 * j + 1], base, clock, step, j, &r) || !r.fn) continue;
     if (!(summaries && record_summarised(cs, &r, m, mod, gap))) record_walked(cs, &r, m, mod, gap);
     gap = 0;
     last_fn = r.fn;

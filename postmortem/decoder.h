@@ -84,22 +84,33 @@ static inline enum ct_slot_kind ct_slot_kind(uint64_t w0, uint64_t w1) {
   return tag == CT_TAG_CUT ? CT_SLOT_CUT : CT_SLOT_RECORD;
 }
 
-/* Slot s (< rr->fill[c]) of live chunk c: 1 with *out filled for a record (fn 0: a CUT marker,
- * which only carries its stamp), 0 for a hole. Records carry no time of their own: a chunk's
- * are spread evenly between its clock and the next chunk's (which orders threads far better
- * than one time per chunk). */
-static inline int ct_chunk_rec(const struct ct_ring_records *rr, size_t c, size_t s,
-                               struct ct_rec *out) {
-  const uint64_t *w = rr->live[c] + 2 * (CT_CHUNK_HEADER_SLOTS + s);
-  uint64_t w0 = w[0], w1 = w[1];
+/* A slot's words (w0, w1) as a record: 1 with *out filled for a record (fn 0: a CUT marker,
+ * which only carries its stamp), 0 for a hole. fn_base: the ring's (ct_ring_records); clock and
+ * step: its chunk's; s: the slot's index in the chunk. Records carry no time of their own: a
+ * chunk's are spread evenly between its clock and the next chunk's (which orders threads far
+ * better than one time per chunk). */
+static inline int ct_slot_rec(uint64_t w0, uint64_t w1, uint64_t fn_base, uint64_t clock,
+                              uint64_t step, size_t s, struct ct_rec *out) {
+  out->time_ns = clock + (uint64_t)(((unsigned __int128)step * s) >> 32);
+  if (ct_slot_plain_record(w0, w1)) { /* nearly every slot: no tag to look at */
+    out->fn = fn_base ? fn_base - w0 : w0;
+    out->acc = w1;
+    return 1;
+  }
   enum ct_slot_kind kind = ct_slot_kind(w0, w1);
   if (kind == CT_SLOT_SEQ || kind == CT_SLOT_BAD) return 0;
   int cut = kind == CT_SLOT_CUT;
   uint64_t id = w0 & CT_REC_ADDR_MASK;       /* the function: record_base - id (ABI 4) */
-  out->fn = cut ? 0 : rr->fn_base ? rr->fn_base - id : id; /* a CUT orders like a stamped */
-  out->acc = cut ? 0 : w1;                    /* record and decodes to nothing */
-  out->time_ns = rr->clock[c] + (uint64_t)(((unsigned __int128)rr->step[c] * s) >> 32);
+  out->fn = cut ? 0 : fn_base ? fn_base - id : id; /* a CUT orders like a stamped */
+  out->acc = cut ? 0 : w1;                         /* record and decodes to nothing */
   return 1;
+}
+
+/* Slot s (< rr->fill[c]) of live chunk c: ct_slot_rec of its words. */
+static inline int ct_chunk_rec(const struct ct_ring_records *rr, size_t c, size_t s,
+                               struct ct_rec *out) {
+  const uint64_t *w = rr->live[c] + 2 * (CT_CHUNK_HEADER_SLOTS + s);
+  return ct_slot_rec(w[0], w[1], rr->fn_base, rr->clock[c], rr->step[c], s, out);
 }
 
 /* Record slot i (< rr->n): as ct_chunk_rec, 0 also past its chunk's fill. Reading slots in

@@ -148,12 +148,9 @@ static uint32_t zero_walk_end(const struct ct_mfunc *f, uint32_t site) {
 
 int ct_meta_walk_function(struct ct_meta *m, struct ct_mfunc *f) {
   if (!m->walk_keys && !(m->walk_keys = calloc(1, sizeof *m->walk_keys))) return -1;
-  if (build_function(&m->arena, m->walk_keys, f) != 0) {
-    f->wb = NULL;
-    return -1;
-  }
-  if (!(f->site_elided = ct_arena_alloc(&m->arena, f->nsites * sizeof *f->site_elided))) {
-    f->wb = NULL;
+  if (build_function(&m->arena, m->walk_keys, f) != 0 ||
+      !(f->site_elided = ct_arena_alloc(&m->arena, f->nsites * sizeof *f->site_elided))) {
+    f->wb = NULL; /* not ready: ct_walk_start refuses it */
     return -1;
   }
   for (uint32_t s = 0; s < f->nsites; s++) f->site_elided[s] = zero_walk_end(f, s);

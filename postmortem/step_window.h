@@ -91,16 +91,22 @@ struct ct_step_window {
 };
 
 /* Counts an entry that makes `steps` steps of its own (0: it merges into the newest step,
- * adding `loops` iterations). */
-static inline void ct_sw_push(struct ct_step_window *sw, const struct ct_sw_pending *p,
-                              uint32_t steps, uint32_t loops) {
+ * adding `loops` iterations): the queue slot to fill with it, or NULL when it merged. */
+static inline struct ct_sw_pending *ct_sw_take(struct ct_step_window *sw, uint32_t steps,
+                                               uint32_t loops, uint32_t depth) {
   if (!steps) {
     if (sw->pushed) sw->q[(sw->pushed - 1) & sw->mask].repeat += loops;
-    return;
+    return NULL;
   }
-  sw->q[sw->pushed++ & sw->mask] = *p;
   sw->total += steps;
-  if (p->depth < sw->th->min_depth) sw->th->min_depth = p->depth;
+  if (depth < sw->th->min_depth) sw->th->min_depth = depth;
+  return &sw->q[sw->pushed++ & sw->mask];
+}
+
+static inline void ct_sw_push(struct ct_step_window *sw, const struct ct_sw_pending *p,
+                              uint32_t steps, uint32_t loops) {
+  struct ct_sw_pending *q = ct_sw_take(sw, steps, loops, p->depth);
+  if (q) *q = *p;
 }
 
 /* The cache slot of record (fn, acc): a hit if its key is theirs, else to be filled. */
@@ -116,22 +122,12 @@ static inline void ct_sw_count(struct ct_step_window *sw, const struct ct_sw_sum
   if (!s->first_key) return; /* no lines: no step, the gap waits for the next */
   uint8_t flags = (uint8_t)((s->site == 0 && s->entry_ok ? CT_STEP_ENTRY : 0) |
                             (*at->gap ? CT_STEP_GAP : 0));
-  uint32_t steps = s->steps - (!flags && s->first_key == sw->tail);
-  if (!steps) {
-    if (sw->pushed) sw->q[(sw->pushed - 1) & sw->mask].repeat += s->loops;
-  } else { /* ct_sw_push, written in place: no copy of a pending entry per record */
-    struct ct_sw_pending *q = &sw->q[sw->pushed++ & sw->mask];
-    q->f = s->f;
-    q->what = s->acc;
-    q->depth = at->depth;
-    q->repeat = 0;
-    q->mod = at->mod;
-    q->flags = flags;
-    q->kind = CT_SW_PEND_RECORD;
-    q->time = at->time;
-    sw->total += steps;
-    if (at->depth < sw->th->min_depth) sw->th->min_depth = at->depth;
-  }
+  /* filled in place: a pending entry built and copied per record cost a dozen instructions */
+  struct ct_sw_pending *q =
+      ct_sw_take(sw, s->steps - (!flags && s->first_key == sw->tail), s->loops, at->depth);
+  if (q)
+    *q = (struct ct_sw_pending){s->f, s->acc, at->depth, 0, at->mod, flags, CT_SW_PEND_RECORD,
+                                at->time};
   sw->tail = s->last_key;
   *at->gap = 0;
 }
