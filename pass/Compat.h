@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/IR/Function.h"
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Instruction.h"
 #if LLVM_VERSION_MAJOR >= 16
@@ -35,6 +36,30 @@ inline bool branchWeights(const llvm::Instruction &I, uint64_t &True, uint64_t &
   return llvm::extractBranchWeights(I, True, False);
 #else
   return I.extractProfMetadata(True, False);
+#endif
+}
+
+// Forgets what a function (or a call) was known not to do to memory: readnone, readonly and
+// friends (LLVM 14) became one memory effect (LLVM 16+). For code that now writes the ring.
+template <typename T> inline void forgetMemoryEffects(T &FnOrCall) {
+#if LLVM_VERSION_MAJOR >= 16
+  FnOrCall.setMemoryEffects(llvm::MemoryEffects::unknown());
+#else
+  for (llvm::Attribute::AttrKind K :
+       {llvm::Attribute::ReadNone, llvm::Attribute::ReadOnly, llvm::Attribute::WriteOnly,
+        llvm::Attribute::ArgMemOnly, llvm::Attribute::InaccessibleMemOnly,
+        llvm::Attribute::InaccessibleMemOrArgMemOnly})
+    FnOrCall.removeFnAttr(K);
+#endif
+  FnOrCall.removeFnAttr(llvm::Attribute::Speculatable);
+}
+
+// Moves every block of From to the start of To (LLVM 16+: Function::splice).
+inline void moveBody(llvm::Function &From, llvm::Function &To) {
+#if LLVM_VERSION_MAJOR >= 16
+  To.splice(To.begin(), &From);
+#else
+  To.getBasicBlockList().splice(To.begin(), From.getBasicBlockList());
 #endif
 }
 

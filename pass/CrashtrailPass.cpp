@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------------------------===//
 #include "CrashtrailPass.h"
 
+#include "CarriedAccumulator.h"
+
 #include "Compat.h"
 
 #include "BlockDiscriminators.h"
@@ -169,6 +171,10 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
     preferDbgValueLocations();
 
   auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+  if (O.CarryAcc)
+    carryAccumulator(M, Candidates, [&](Function &F) -> const TargetLibraryInfo & {
+      return FAM.getResult<TargetLibraryAnalysis>(F);
+    }, [&](Function &F) { FAM.clear(F, F.getName()); });
   std::vector<FunctionPlan> Plans;
   unsigned TableEntries = 0;
   for (Function *F : Candidates) {

@@ -46,6 +46,7 @@
 #include "AccShiftSink.h"
 #include "BlockDiscriminators.h"
 #include "CallClassifier.h"
+#include "CarriedAccumulator.h"
 #include "SlowPathAsm.h"
 
 #include "crashtrail/abi.h"
@@ -312,7 +313,9 @@ struct Emitter {
     BasicBlock &Entry = F.getEntryBlock();
     Acc = new AllocaInst(I64, F.getParent()->getDataLayout().getAllocaAddrSpace(), "ct.acc.slot",
                          &*Entry.getFirstInsertionPt());
-    StoreInst *EntryInit = new StoreInst(c64(P.siteInit(0)), Acc, Acc->getNextNode());
+    // A function that carries its caller's accumulator starts with it (its last argument).
+    Value *EntryAcc = carriesAcc(F) ? (Value *)F.getArg(F.arg_size() - 1) : c64(P.siteInit(0));
+    StoreInst *EntryInit = new StoreInst(EntryAcc, Acc, Acc->getNextNode());
     Instruction *EntrySetup = EntryInit; // the block-start code of the entry goes after it
     describeAccumulator();
     if (P.NumTableEntries) { // every entry has a block that writes it
@@ -393,6 +396,26 @@ struct Emitter {
       if (BP.ShiftBeforeBranch) {
         IRBuilder<> B(End);
         B.CreateStore(B.CreateShl(loadAcc(B), c64(1)), Acc);
+      }
+      if (BP.Term == CT_TERM_FLOW) { // the accumulator goes in and comes back
+        auto *CI = cast<CallInst>(End);
+        IRBuilder<> B(CI);
+        CI->setArgOperand(CI->arg_size() - 1, loadAcc(B));
+        B.SetInsertPoint(CI->getNextNode());
+        Value *Back = CI->getType()->isStructTy() ? B.CreateExtractValue(CI, 1, "ct.acc.back")
+                                                  : (Value *)CI;
+        B.CreateStore(Back, Acc);
+        reloadNow(CI->getNextNode());
+        continue;
+      }
+      if (BP.Term == CT_TERM_RETURN && carriesAcc(F)) { // returned to the caller, not written
+        auto *RI = cast<ReturnInst>(End);
+        auto *IV = dyn_cast<InsertValueInst>(RI->getReturnValue());
+        Instruction *At = IV ? (Instruction *)IV : (Instruction *)RI;
+        Value *Out = new LoadInst(I64, Acc, "ct.acc", At);
+        if (IV) IV->setOperand(1, Out);
+        else RI->setOperand(0, Out);
+        continue;
       }
       if (BP.Term == CT_TERM_CALL || BP.Term == CT_TERM_INVOKE || BP.Term == CT_TERM_RETURN ||
           BP.Term == CT_TERM_RESUME) {

@@ -147,6 +147,7 @@ void MetadataWriter::add(const FunctionPlan &P) {
       }
       break;
     case CT_TERM_CALL:
+    case CT_TERM_FLOW:
       putUleb(B, BP.Callee.empty() ? 0 : str(U, BP.Callee) + 1);
       putUleb(B, BP.Succs.empty() ? 0 : BP.Succs[0].Block);
       break;

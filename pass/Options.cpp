@@ -41,6 +41,10 @@ cl::opt<bool> ClInlineSlowPaths("crashtrail-inline-slow-paths",
                                          "functions instead of out-of-line fragments in a cold "
                                          "section (for measurements)"),
                                 cl::init(false), cl::Hidden);
+cl::opt<bool> ClCarryAcc("crashtrail-carry-acc",
+                         cl::desc("Local functions take their caller's accumulator and return "
+                                  "it (CarriedAccumulator.cpp; the decoder does not read it yet)"),
+                         cl::init(false), cl::Hidden);
 } // namespace
 
 namespace crashtrail {
@@ -65,6 +69,7 @@ Options &currentOptions() {
     O.BlockTrace = ClBlockTrace;
     O.ComputedRecordIds = ClComputedRecordIds;
     O.InlineSlowPaths = ClInlineSlowPaths;
+    O.CarryAcc = ClCarryAcc;
   }
   return O;
 }

@@ -29,6 +29,8 @@ struct Options {
   bool InlineSlowPaths = false;         // slow paths as cold blocks in the function (the
                                         // way before SlowPathAsm.cpp; always so with
                                         // computed record ids)
+  bool CarryAcc = false;                // local functions carry their caller's accumulator
+                                        // (CarriedAccumulator.cpp)
   std::vector<std::string> Errors;      // bad plugin arguments, reported as diagnostics
 };
 

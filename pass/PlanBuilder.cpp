@@ -21,6 +21,7 @@
 #include "PlanBuilder.h"
 
 #include "CallClassifier.h"
+#include "CarriedAccumulator.h"
 #include "crashtrail/abi.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -47,6 +48,7 @@ struct Builder {
   DenseMap<BasicBlock *, std::pair<CallBase *, BasicBlock *>> CallEnds; // block -> call, cont
   DenseMap<BasicBlock *, unsigned> Index;
   SmallPtrSet<BasicBlock *, 16> AfterCall, Landing;
+  SmallPtrSet<BasicBlock *, 16> AfterFlow; // continuations of calls that carry the accumulator
 
   Builder(Function &F, const TargetLibraryInfo &TLI, const BranchProbabilityInfo &BPI,
           FunctionPlan &P)
@@ -141,7 +143,10 @@ struct Builder {
       // The new branch belongs to the call's line, not to the next statement's.
       CI->getParent()->getTerminator()->setDebugLoc(CI->getDebugLoc());
       CallEnds[CI->getParent()] = {CI, Cont};
-      AfterCall.insert(Cont);
+      // A call that carries the accumulator starts no record: its continuation is a check
+      // point instead (the callee returns the accumulator with any fill).
+      if (callCarriesAcc(*CI)) AfterFlow.insert(Cont);
+      else AfterCall.insert(Cont);
     }
   }
 
@@ -192,6 +197,11 @@ struct Builder {
       CallBase *CB = CE->second.first;
       B.Call = CB;
       B.Callee = calleeName(*CB);
+      if (callCarriesAcc(*CB)) { // no flush: the walk goes through the callee
+        B.Term = CT_TERM_FLOW;
+        B.Succs = {{Index[CE->second.second], {}}};
+        return true;
+      }
       auto *CI = dyn_cast<CallInst>(CB);
       bool TailPosition = CI && !CE->second.second && !CI->isMustTailCall();
       // A call in tail position is also the frame's return: stamped as its return would be.
@@ -425,8 +435,10 @@ struct Builder {
       const BlockPlan &B = P.Blocks[I];
       Empty[I] = B.Site >= 0 || B.Check;
       // Or-ed: an earlier block's call may have marked this one its continuation already.
-      FromEntry[I] = FromEntry[I] || (I == 0 && mayBeEnteredFromOutside(F)) ||
-                     Landing.count(B.BB);
+      // A carrying function's entry and a carrying call's continuation hold bits of records
+      // that may have started elsewhere: what the accumulator holds is not known here.
+      FromEntry[I] = FromEntry[I] || (I == 0 && (mayBeEnteredFromOutside(F) || carriesAcc(F))) ||
+                     Landing.count(B.BB) || AfterFlow.count(B.BB);
       if (B.Term == CT_TERM_CALL && !B.Succs.empty() && mayComeBackElsewhere(*B.Call))
         FromEntry[B.Succs[0].Block] = true;
     }
@@ -504,6 +516,11 @@ struct Builder {
     findLoops(PostOrder, IsBack);
     moveDispatchChecks();
     placeLatchChecks();
+    // The accumulator arrives with any fill at a carrying function's entry and after a call
+    // that carries it: both are check points.
+    if (carriesAcc(F)) P.Blocks[0].Check = true;
+    for (BlockPlan &B : P.Blocks)
+      if (AfterFlow.count(B.BB)) B.Check = true;
     // Sites other than checks, so the budget search knows which blocks start records.
     P.Blocks[0].Site = 0;
     for (BlockPlan &B : P.Blocks)
@@ -530,6 +547,14 @@ struct Builder {
       }
     }
     for (unsigned I = 0; I < P.Blocks.size(); ++I) P.Blocks[I].Check |= Extra[I];
+    // A check a carried accumulator needed that allows no bits before the next check or flush
+    // can never fire: dropped (the entry of a function whose code has no branch, say).
+    for (unsigned I = 0; I < P.Blocks.size(); ++I) {
+      BlockPlan &B = P.Blocks[I];
+      if (B.Check && !Extra[I] && B.Budget == 0 && !B.LoopHeader &&
+          ((I == 0 && carriesAcc(F)) || AfterFlow.count(B.BB)))
+        B.Check = false;
+    }
 
     // Number the sites: entry first, then in block order.
     P.SiteBlocks.clear();
@@ -554,6 +579,7 @@ struct Builder {
     if (!F.getSubprogram() || !AnyLine) P.Flags |= CT_FN_NO_DEBUG;
     if (mayBeEnteredFromOutside(F)) P.Flags |= CT_FN_STAMP_RETURN;
     if (F.hasLocalLinkage()) P.Flags |= CT_FN_LOCAL;
+    if (carriesAcc(F)) P.Flags |= CT_FN_FLOW;
     P.Flags |= CT_FN_LOOP_FLAGS;
     return true;
   }

@@ -165,6 +165,9 @@ struct ct_module_desc {
  *                       uleb continuation block (a site) or 0 for a tail call that returns
  *         CT_TERM_INVOKE: flush, call; uleb callee, uleb normal block (site), uleb unwind
  *                         block (site)
+ *         CT_TERM_FLOW: a call that carries the accumulator (no flush): uleb callee name
+ *                       (string id+1, a CT_FN_FLOW function of the unit), uleb continuation
+ *                       block; the walk goes on at the callee's entry and comes back there
  *       uleb nlines, then per line: uleb file, uleb line, uleb column, uleb inline frame+1
  */
 #define CT_META_MAGIC 0x444d5443u /* "CTMD" */
@@ -180,6 +183,9 @@ struct ct_module_desc {
 #define CT_FN_BLOCK_DISC 16u   /* DWARF discriminator N on a line row: the row is code of block N - 1 */
 #define CT_FN_LOOP_FLAGS 32u   /* loop headers carry CT_BB_LOOP (without it, an older pass's loop
                                 * headers are its blocks with CT_BB_CHECK) */
+#define CT_FN_FLOW 64u         /* takes the accumulator from its caller and returns it: its
+                                * records start where its caller's did, its returns write none
+                                * (the walk goes on after the CT_TERM_FLOW that called it) */
 /* or'ed into the discriminator of crashtrail's cold code (a check point that fires, a ring
  * refill, a table update): code of the block that rarely runs, not to be shown as its order */
 #define CT_DISC_COLD (1u << 24)
@@ -205,6 +211,7 @@ struct ct_module_desc {
 #define CT_TERM_BRANCH 4u
 #define CT_TERM_CALL 5u
 #define CT_TERM_INVOKE 6u
+#define CT_TERM_FLOW 7u
 
 #define CT_ACC_VAR_NAME "__crashtrail_path"
 

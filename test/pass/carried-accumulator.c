@@ -1,0 +1,64 @@
+// Experimental (-mllvm -crashtrail-carry-acc; the decoder does not read it yet). A function of
+// internal linkage whose every use is a direct call from instrumented code takes its caller's
+// accumulator as a last argument and returns it with its result; neither the call nor its
+// return writes a record (`logs` too: printf calls nothing back). One that writes records of
+// its own before calls (`outer`, which calls through a pointer) is left alone, as is one whose
+// address is taken (`cb`) or whose result does not fit a register beside the accumulator
+// (`pair`). The callee's entry and the caller's
+// continuation are check points where bits can follow; the entry of a function without
+// branches (`twice`) needs none.
+// RUN: %clang -fplugin=%plugin -mllvm -crashtrail-carry-acc -O2 -g -S -emit-llvm %s -o - | FileCheck %s
+// RUN: %clang -fplugin=%plugin -O2 -g -S -emit-llvm %s -o - | FileCheck %s --check-prefix=OFF
+// RUN: %clang -fplugin=%plugin -mllvm -crashtrail-carry-acc -O2 -g %s %rt -lpthread -o %t && %t 7 | FileCheck %s --check-prefix=EXE
+#include <stdio.h>
+#include <stdlib.h>
+struct two { long a, b; };
+static volatile int hits;
+__attribute__((noinline)) static int clampi(int x, int lo, int hi) {
+  if (x < lo) { hits++; return lo; }
+  if (x > hi) { hits += 2; return hi; }
+  return x;
+}
+__attribute__((noinline)) static int twice(int x) { return 2 * x; }
+__attribute__((noinline)) static void logs(int x) { if (x > 3) printf("big %d\n", x); }
+__attribute__((noinline)) static int cb(int x) { return x > 0 ? x : -x; }
+__attribute__((noinline)) static struct two pair(long x) { struct two t = {x, x > 2 ? x : 0}; return t; }
+int (*volatile fp)(int) = cb;
+__attribute__((noinline)) static void outer(int x) { if (x) hits += fp(x); }
+
+int main(int argc, char **argv) {
+  int x = argc > 1 ? atoi(argv[1]) : 0, s = 0;
+  for (int i = 0; i < x; i++) s += clampi(i * 3, 2, 9) + twice(i);
+  logs(s);
+  outer(x);
+  struct two t = pair(x);
+  printf("%d %d %ld\n", s, fp(-x), t.a + t.b);
+  return 0;
+}
+
+// CHECK-LABEL: define internal i32 @cb(i32
+// CHECK-LABEL: define{{.*}} i32 @main(
+// CHECK-DAG: call fastcc { i32, i64 } @clampi(i32 {{.*}}, i64 %
+// CHECK-DAG: extractvalue { i32, i64 } %{{.*}}, 1
+// CHECK-DAG: call fastcc { i32, i64 } @twice(i32 {{.*}}, i64 %
+// CHECK-DAG: call fastcc i64 @logs(i32 {{.*}}, i64 %
+// CHECK-DAG: call fastcc void @outer(i32
+// CHECK-DAG: call fastcc { i64, i64 } @pair(i64
+// CHECK: define internal fastcc { i32, i64 } @clampi(i32 {{.*}}, i64 %[[CIN:[0-9]+]])
+// CHECK-SAME: #[[CARRY:[0-9]+]]
+// CHECK: icmp ugt i64 %[[CIN]],
+// CHECK: ret { i32, i64 }
+// CHECK: define internal fastcc { i32, i64 } @twice(i32 {{.*}}, i64 %[[IN:[0-9]+]])
+// CHECK-NOT: icmp
+// CHECK: insertvalue { i32, i64 } %{{.*}}, i64 %[[IN]], 1
+// CHECK: define internal fastcc i64 @logs(i32 {{.*}}, i64 %[[LIN:[0-9]+]])
+// CHECK: icmp ugt i64 %[[LIN]],
+// CHECK-LABEL: define internal fastcc void @outer(i32
+// CHECK: attributes #[[CARRY]] = {{.*}}"crashtrail-carries-acc"
+
+// OFF-NOT: crashtrail-carries-acc
+// OFF: call fastcc i32 @clampi(
+// OFF-NOT: crashtrail-carries-acc
+
+// EXE: big 89
+// EXE: 89 7 14
