@@ -148,10 +148,10 @@ unsigned carryAccumulator(Module &M, std::vector<Function *> &Candidates,
   std::set<Function *> Set;
   for (Function *G : Candidates)
     if (qualifies(*G, Instrumented)) Set.insert(G);
-  // A function that writes a record of its own before a call (any call that may run
-  // instrumented code, but one that carries the accumulator too) would hand its caller an
-  // accumulator that starts in it, and give up its tail calls: not carried. To a fixpoint,
-  // since a call to a function dropped here writes a record.
+  // A function whose call in tail position writes a record (any call that may run
+  // instrumented code, but one that carries the accumulator too) would give up that tail
+  // call (its result is returned with the accumulator now): not carried. To a fixpoint, since
+  // a call to a function dropped here writes a record.
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (auto It = Set.begin(); It != Set.end();) {
@@ -160,9 +160,10 @@ unsigned carryAccumulator(Module &M, std::vector<Function *> &Candidates,
       bool Records = false;
       for (BasicBlock &BB : *G)
         for (Instruction &I : BB)
-          if (auto *CB = dyn_cast<CallBase>(&I))
-            if (isRecordingCall(*CB, TLI) &&
-                !(CB->getCalledFunction() && Set.count(CB->getCalledFunction())))
+          if (auto *CI = dyn_cast<CallInst>(&I))
+            if (CI->isTailCall() && isa_and_nonnull<ReturnInst>(CI->getNextNonDebugInstruction()) &&
+                isRecordingCall(*CI, TLI) &&
+                !(CI->getCalledFunction() && Set.count(CI->getCalledFunction())))
               Records = true;
       if (Records) {
         It = Set.erase(It);

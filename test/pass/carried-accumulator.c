@@ -1,10 +1,10 @@
 // Experimental (-mllvm -crashtrail-carry-acc; the decoder does not read it yet). A function of
 // internal linkage whose every use is a direct call from instrumented code takes its caller's
 // accumulator as a last argument and returns it with its result; neither the call nor its
-// return writes a record (`logs` too: printf calls nothing back). One that writes records of
-// its own before calls (`outer`, which calls through a pointer) is left alone, as is one whose
-// address is taken (`cb`) or whose result does not fit a register beside the accumulator
-// (`pair`). The callee's entry and the caller's
+// return writes a record (`logs` too: printf calls nothing back; `outer` too, which writes a
+// record of its own before its call through a pointer). One whose tail call writes a record
+// (`jump`: it would lose the jump) is left alone, as is one whose address is taken (`cb`) or
+// whose result does not fit a register beside the accumulator (`pair`). The callee's entry and the caller's
 // continuation are check points where bits can follow; the entry of a function without
 // branches (`twice`) needs none.
 // RUN: %clang -fplugin=%plugin -mllvm -crashtrail-carry-acc -O2 -g -S -emit-llvm %s -o - | FileCheck %s
@@ -25,6 +25,7 @@ __attribute__((noinline)) static int cb(int x) { return x > 0 ? x : -x; }
 __attribute__((noinline)) static struct two pair(long x) { struct two t = {x, x > 2 ? x : 0}; return t; }
 int (*volatile fp)(int) = cb;
 __attribute__((noinline)) static void outer(int x) { if (x) hits += fp(x); }
+__attribute__((noinline)) static int jump(int x) { return fp(x + 1); }
 
 int main(int argc, char **argv) {
   int x = argc > 1 ? atoi(argv[1]) : 0, s = 0;
@@ -32,7 +33,7 @@ int main(int argc, char **argv) {
   logs(s);
   outer(x);
   struct two t = pair(x);
-  printf("%d %d %ld\n", s, fp(-x), t.a + t.b);
+  printf("%d %d %ld %d\n", s, fp(-x), t.a + t.b, jump(x));
   return 0;
 }
 
@@ -42,7 +43,8 @@ int main(int argc, char **argv) {
 // CHECK-DAG: extractvalue { i32, i64 } %{{.*}}, 1
 // CHECK-DAG: call fastcc { i32, i64 } @twice(i32 {{.*}}, i64 %
 // CHECK-DAG: call fastcc i64 @logs(i32 {{.*}}, i64 %
-// CHECK-DAG: call fastcc void @outer(i32
+// CHECK-DAG: call fastcc i64 @outer(i32 {{.*}}, i64 %
+// CHECK-DAG: call fastcc i32 @jump(i32
 // CHECK-DAG: call fastcc { i64, i64 } @pair(i64
 // CHECK: define internal fastcc { i32, i64 } @clampi(i32 {{.*}}, i64 %[[CIN:[0-9]+]])
 // CHECK-SAME: #[[CARRY:[0-9]+]]
@@ -53,7 +55,10 @@ int main(int argc, char **argv) {
 // CHECK: insertvalue { i32, i64 } %{{.*}}, i64 %[[IN]], 1
 // CHECK: define internal fastcc i64 @logs(i32 {{.*}}, i64 %[[LIN:[0-9]+]])
 // CHECK: icmp ugt i64 %[[LIN]],
-// CHECK-LABEL: define internal fastcc void @outer(i32
+// CHECK: define internal fastcc i64 @outer(i32 {{.*}}, i64 %[[OIN:[0-9]+]])
+// CHECK: icmp ugt i64 %[[OIN]],
+// CHECK: __crashtrail_stamped_write_here
+// CHECK-LABEL: define internal fastcc i32 @jump(i32
 // CHECK: attributes #[[CARRY]] = {{.*}}"crashtrail-carries-acc"
 
 // OFF-NOT: crashtrail-carries-acc
@@ -61,4 +66,4 @@ int main(int argc, char **argv) {
 // OFF-NOT: crashtrail-carries-acc
 
 // EXE: big 89
-// EXE: 89 7 14
+// EXE: 89 7 14 8
