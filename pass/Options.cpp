@@ -43,7 +43,7 @@ cl::opt<bool> ClInlineSlowPaths("crashtrail-inline-slow-paths",
                                 cl::init(false), cl::Hidden);
 cl::opt<bool> ClCarryAcc("crashtrail-carry-acc",
                          cl::desc("Local functions take their caller's accumulator and return "
-                                  "it (CarriedAccumulator.cpp; the decoder does not read it yet)"),
+                                  "it (experimental; CarriedAccumulator.cpp)"),
                          cl::init(false), cl::Hidden);
 } // namespace
 
@@ -83,9 +83,11 @@ bool applyPluginArgument(const std::string &Arg) {
   if (Name == "ignorelist" && !Value.empty()) return O.IgnoreLists.push_back(Value), true;
   if (Name == "acc-var" && (Value == "0" || Value == "1"))
     return O.DescribeAccumulator = Value == "1", true;
+  if (Name == "carry-acc" && (Value == "0" || Value == "1"))
+    return O.CarryAcc = Value == "1", true;
   O.Errors.push_back("unknown crashtrail plugin argument '" + Arg +
                      "' (expected mode=ring|tables, allowlist=FILE, ignorelist=FILE, "
-                     "acc-var=0|1)");
+                     "acc-var=0|1, carry-acc=0|1)");
   return false;
 }
 

@@ -35,6 +35,8 @@ struct frame {
   uint16_t mod;
   uint8_t kind;
   uint32_t site;
+  uint32_t cont; /* the block a carried call returns to, while the frame above it is that
+                    call's callee (walks reach it from the callee's return); else UINT32_MAX */
 };
 
 #define CT_CS_MAX_FRAMES (1u << 16)
@@ -174,17 +176,17 @@ void ct_callstack_end_window(struct ct_callstack *cs) {
 static __attribute__((noinline)) struct frame resolve_callee(struct ct_callstack *cs,
                                                              const struct frame *caller,
                                                              const char *name) {
-  struct frame fr = {NULL, NULL, 0, FR_UNKNOWN, 0};
+  struct frame fr = {NULL, NULL, 0, FR_UNKNOWN, 0, UINT32_MAX};
   if (!name) return fr; /* an indirect call */
   fr.kind = FR_OPAQUE;
   const struct ct_mfunc *g = ct_meta_resolve(caller->m->meta, name, caller->f->unit);
-  if (g) return (struct frame){g, caller->m, caller->mod, FR_KNOWN, 0};
+  if (g) return (struct frame){g, caller->m, caller->mod, FR_KNOWN, 0, UINT32_MAX};
   struct ct_modset *ms = cs->t->mods;
   for (size_t k = 0; k < ms->n; k++) {
     struct ct_module *m = &ms->mods[k];
     if (m == caller->m || !m->meta) continue;
     if ((g = ct_meta_resolve(m->meta, name, UINT32_MAX)))
-      return (struct frame){g, m, (uint16_t)k, FR_KNOWN, 0};
+      return (struct frame){g, m, (uint16_t)k, FR_KNOWN, 0, UINT32_MAX};
   }
   return fr;
 }
@@ -311,7 +313,7 @@ static inline int is_next_record(const struct frame *fr, const struct ct_mfunc *
  * or resynchronises. `empty`: the record there has no path bits. */
 static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
                    uint16_t mod, uint32_t site, int empty) {
-  struct frame here = {f, m, mod, FR_KNOWN, site};
+  struct frame here = {f, m, mod, FR_KNOWN, site, UINT32_MAX};
   for (unsigned guard = 0; cs->n && guard < (1u << 20); guard++) {
     struct frame *top = &cs->fr[cs->n - 1];
     if (top->kind == FR_KNOWN) {
@@ -361,8 +363,178 @@ static inline int enters_indirect_target(struct ct_callstack *cs, const struct c
   if (top->kind != FR_UNKNOWN || caller->kind != FR_KNOWN ||
       (caller->f == f && caller->site == 0) || caller->f->site_elided[caller->site] != UINT32_MAX)
     return 0;
-  *top = (struct frame){f, m, mod, FR_KNOWN, site};
+  *top = (struct frame){f, m, mod, FR_KNOWN, site, UINT32_MAX};
   return 1;
+}
+
+/* The function a carried call (block mb of frame `caller`) enters; NULL if unknown. */
+static const struct ct_mfunc *carried_callee(struct ct_callstack *cs, const struct frame *caller,
+                                             const struct ct_mblock *mb) {
+  const struct frame *c = callee_frame(cs, caller, mb);
+  return c->kind == FR_KNOWN && c->f->wb ? c->f : NULL;
+}
+
+/* Whether a record that starts where walk w stands (at the innermost frame's site) goes
+ * through carried calls and returns to end in W with every bit read. Works on copies: the
+ * model is not changed. Returns made beyond the record's start go to the continuations the
+ * model kept. */
+static int flow_fits(struct ct_callstack *cs, struct ct_walk w, const struct ct_mfunc *W,
+                     uint32_t start_bits) {
+  struct frame over[64];
+  size_t no = 0, k = cs->n - 1;
+  const struct frame *cur = &cs->fr[k];
+  for (unsigned guard = 0; guard < (1u << 24); guard++) {
+    int st = ct_walk_next(&w, 0);
+    if (st == CT_WALK_BLOCK) continue;
+    if (st == CT_WALK_END) return w.f == W;
+    if (st == CT_WALK_FLOW) {
+      struct frame here = *cur;
+      here.f = w.f;
+      const struct ct_mblock *mb = &w.f->blocks[w.block];
+      const struct ct_mfunc *g = carried_callee(cs, &here, mb);
+      if (!g || no == sizeof over / sizeof over[0]) return 0;
+      here.cont = mb->succ[0].block;
+      over[no++] = here;
+      st = ct_walk_resume(&w, g, 0, start_bits);
+      if (st == CT_WALK_END) return g == W;
+      if (st != CT_WALK_BLOCK) return 0;
+      continue;
+    }
+    if (st == CT_WALK_RET) {
+      const struct frame *to;
+      if (no) to = &over[--no];
+      else if (k) to = &cs->fr[--k];
+      else return 0;
+      if (to->kind != FR_KNOWN || to->cont == UINT32_MAX) return 0;
+      cur = to;
+      st = ct_walk_resume(&w, to->f, to->cont, start_bits);
+      if (st == CT_WALK_END) return to->f == W;
+      if (st != CT_WALK_BLOCK) return 0;
+      continue;
+    }
+    return 0;
+  }
+  return 0;
+}
+
+/* A record of W that starts at the innermost frame's site, in a function that carries its
+ * accumulator or makes carried calls: walked across those calls and returns, the model's
+ * frames pushed and popped with them. 0 (nothing done) if it does not fit that way. */
+static int record_flow(struct ct_callstack *cs, const struct ct_rec *r, const struct ct_mfunc *W,
+                       uint16_t mod, int gap) {
+  struct frame *top = &cs->fr[cs->n - 1];
+  const struct ct_mfunc *S = top->f;
+  struct ct_walk w;
+  if (ct_walk_start(&w, S, r->acc) != CT_WALK_BLOCK || !is_next_record(top, S, w.site, w.nbits == 0) ||
+      !flow_fits(cs, w, W, S->site_bits))
+    return 0;
+  cs->th->records++;
+  cs->time = r->time_ns;
+  cs->gap |= gap;
+  const struct ct_mfunc *cur = S;
+  uint32_t site = w.site;
+  size_t n = 0;
+  int st = CT_WALK_BLOCK;
+  if (!path_fits(cs, cur)) return 1;
+  for (;;) {
+    if (st == CT_WALK_BLOCK) {
+      cs->path[n++] = w.block;
+      if (n == cs->path_cap) {
+        emit(cs, cur, mod, site, cs->path, n);
+        site = UINT32_MAX;
+        n = 0;
+      }
+      st = ct_walk_next(&w, 0);
+      continue;
+    }
+    emit(cs, cur, mod, site, cs->path, n);
+    n = 0;
+    site = UINT32_MAX;
+    struct frame *fr = &cs->fr[cs->n - 1];
+    if (st == CT_WALK_FLOW) {
+      const struct ct_mblock *mb = &cur->blocks[w.block];
+      const struct ct_mfunc *g = carried_callee(cs, fr, mb);
+      fr->cont = mb->succ[0].block;
+      push(cs, (struct frame){g, fr->m, fr->mod, FR_KNOWN, 0, UINT32_MAX});
+      cur = g;
+      site = 0;
+      st = ct_walk_resume(&w, g, 0, S->site_bits);
+      if (st == CT_WALK_END) return 1; /* its entry's check fired: its next record starts there */
+    } else if (st == CT_WALK_RET) {
+      pop(cs);
+      fr = &cs->fr[cs->n - 1];
+      cur = fr->f;
+      uint32_t cont = fr->cont;
+      fr->cont = UINT32_MAX;
+      st = ct_walk_resume(&w, cur, cont, S->site_bits);
+      if (st == CT_WALK_END) { /* the continuation's check fired */
+        if (cur->block_site[cont] >= 0) fr->site = (uint32_t)cur->block_site[cont];
+        return 1;
+      }
+    } else if (st == CT_WALK_END) {
+      finish(cs, w.block, w.end);
+      return 1;
+    } else { /* flow_fits walked it: cannot be */
+      cs->th->bad_records++;
+      fr->kind = FR_UNKNOWN;
+      return 1;
+    }
+    if (!path_fits(cs, cur)) return 1;
+  }
+}
+
+/* Whether g is a carried call's callee of f's (a CT_TERM_FLOW block naming it). */
+static int calls_carried(const struct ct_meta *meta, const struct ct_mfunc *f,
+                         const struct ct_mfunc *g) {
+  for (uint32_t b = 0; b < f->nblocks; b++)
+    if (f->blocks[b].term == CT_TERM_FLOW && f->blocks[b].callee &&
+        ct_meta_resolve(meta, f->blocks[b].callee, f->unit) == g)
+      return 1;
+  return 0;
+}
+
+/* A record of W (which carries an accumulator or makes carried calls) with nothing known
+ * about where it starts (the history's start, after lost records): it starts in W or in a
+ * function that reaches W by carried calls. Tried in that order of preference: functions that
+ * are not carried first (a thread's first record starts at such a function's entry), the
+ * nearest first; the first whose walk fits is taken. 0 if none fits. */
+static int record_flow_fresh(struct ct_callstack *cs, const struct ct_rec *r,
+                             const struct ct_mfunc *W, struct ct_module *m, uint16_t mod,
+                             int gap) {
+  const struct ct_mfunc *cand[32];
+  size_t nc = 0;
+  cand[nc++] = W;
+  for (size_t i = 0; i < nc && nc < 32; i++) /* callers by carried calls, nearest first */
+    for (size_t k = 0; k < m->meta->nfuncs && nc < 32; k++) {
+      const struct ct_mfunc *f = &m->meta->funcs[k];
+      if (!(f->flags & CT_FN_FLOW_ANY) || f->unit != W->unit) continue;
+      int seen = 0;
+      for (size_t j = 0; j < nc; j++) seen |= cand[j] == f;
+      if (!seen && calls_carried(m->meta, f, cand[i]) && ct_meta_ready(m->meta, f)) cand[nc++] = f;
+    }
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < nc; i++) {
+      const struct ct_mfunc *S = cand[i];
+      if (((S->flags & CT_FN_FLOW) != 0) != (pass == 1)) continue;
+      struct ct_walk w;
+      if (ct_walk_start(&w, S, r->acc) != CT_WALK_BLOCK) continue;
+      size_t depth = cs->n;
+      push(cs, (struct frame){S, m, mod, FR_KNOWN, w.site, UINT32_MAX});
+      cs->th->depth--; /* the frame is where the history starts, at the thread's depth */
+      if (record_flow(cs, r, W, mod, gap)) return 1;
+      cs->th->depth++;
+      pop(cs);
+      cs->n = depth;
+    }
+  return 0;
+}
+
+/* Whether a record of f may start in another function than f: the innermost frame or f
+ * carries an accumulator or makes carried calls. */
+static inline int may_flow(const struct ct_callstack *cs, const struct ct_mfunc *f) {
+  if (!cs->n) return 0;
+  const struct frame *top = &cs->fr[cs->n - 1];
+  return top->kind == FR_KNOWN && ((top->f->flags | f->flags) & CT_FN_FLOW_ANY);
 }
 
 /* Windowed decoding of a record that decodes cleanly, from its summary (step_window.c: most
@@ -377,6 +549,7 @@ static inline __attribute__((always_inline)) int record_summarised(struct ct_cal
     const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
     if (!f || !ct_sw_summarise(s, r->fn, f, r->acc)) return 0;
   }
+  if (may_flow(cs, s->f)) return 0; /* record_walked tries its start in the innermost frame */
   cs->th->records++;
   cs->time = r->time_ns;
   cs->gap |= gap;
@@ -403,6 +576,15 @@ static __attribute__((noinline)) void record_walked(struct ct_callstack *cs, con
     ct_timeline_warn(cs->t, "records from an unknown function in %s (stale metadata?)", m->name);
     return;
   }
+  if (may_flow(cs, f)) {
+    th->records--; /* counted again by record_flow */
+    if (record_flow(cs, r, f, mod, gap)) return;
+    th->records++;
+  } else if ((f->flags & CT_FN_FLOW_ANY) && !cs->n) {
+    th->records--;
+    if (record_flow_fresh(cs, r, f, m, mod, gap)) return;
+    th->records++;
+  }
   int st = ct_walk_start(&w, f, r->acc);
   if (st != CT_WALK_BLOCK) {
     th->bad_records++;
@@ -413,6 +595,14 @@ static __attribute__((noinline)) void record_walked(struct ct_callstack *cs, con
   cs->time = r->time_ns;
   cs->gap |= gap;
   locate(cs, f, m, mod, w.site, w.nbits == 0);
+  /* Located (a callback, an indirect call's target, a resynchronisation): a walk that may
+   * cross carried calls goes on as record_flow's. */
+  if ((f->flags & CT_FN_FLOW_ANY) && cs->n && cs->fr[cs->n - 1].kind == FR_KNOWN &&
+      cs->fr[cs->n - 1].f == f) {
+    th->records--;
+    if (record_flow(cs, r, f, mod, 0)) return;
+    th->records++;
+  }
   if (!path_fits(cs, f)) return;
   /* Walked in slices of the path buffer; a loop's record can pass many more blocks. */
   size_t n = 0;
@@ -466,6 +656,119 @@ void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struc
                         uint16_t mod, uint32_t site, int empty, uint64_t time_ns) {
   cs->time = time_ns;
   locate(cs, f, m, mod, site, empty);
+}
+
+int ct_callstack_may_flow(const struct ct_callstack *cs, const struct ct_mfunc *f) {
+  return cs && may_flow(cs, f);
+}
+
+/* The unfinished path's walk from the innermost frame, which stands where its accumulator
+ * starts (w at its first block). `dry`: nothing is emitted and the model is left as it was
+ * (a return beyond the innermost frame fails). Returns the function the walk stopped in, or
+ * NULL (dry only) if it cannot be walked. */
+static const struct ct_mfunc *pending_walk(struct ct_callstack *cs, struct ct_walk w, int dry) {
+  size_t base = cs->n;
+  long depth = cs->th->depth;
+  const struct ct_mfunc *S = cs->fr[cs->n - 1].f, *cur = S, *out = NULL;
+  uint32_t site = w.site;
+  size_t n = 0;
+  int st = CT_WALK_BLOCK;
+  uint16_t mod = cs->fr[cs->n - 1].mod;
+  if (!dry && !path_fits(cs, cur)) return cur;
+  for (unsigned guard = 0; guard < (1u << 24); guard++) {
+    if (st == CT_WALK_BLOCK) {
+      if (!dry) {
+        cs->path[n++] = w.block;
+        if (n == cs->path_cap) {
+          emit(cs, cur, mod, site, cs->path, n);
+          site = UINT32_MAX;
+          n = 0;
+        }
+      }
+      /* Every bit read: the blocks that need none after it are what the pc would have to
+       * tell (stack.c's pending_path does that for one function); not walked here. */
+      if (w.used == w.nbits) {
+        if (!dry) emit(cs, cur, mod, site, cs->path, n);
+        out = cur;
+        break;
+      }
+      st = ct_walk_next(&w, 1);
+      continue;
+    }
+    if (!dry) emit(cs, cur, mod, site, cs->path, n);
+    n = 0;
+    site = UINT32_MAX;
+    struct frame *fr = &cs->fr[cs->n - 1];
+    if (st == CT_WALK_FLOW) {
+      const struct ct_mblock *mb = &cur->blocks[w.block];
+      const struct ct_mfunc *g = carried_callee(cs, fr, mb);
+      if (!g) { out = dry ? NULL : cur; break; }
+      if (!dry) fr->cont = mb->succ[0].block;
+      push(cs, (struct frame){g, fr->m, fr->mod, FR_KNOWN, 0, dry ? mb->succ[0].block : UINT32_MAX});
+      cur = g;
+      site = 0;
+      st = ct_walk_resume(&w, g, 0, S->site_bits);
+    } else if (st == CT_WALK_RET && cs->n > 1 &&
+               (dry ? cs->n > base : cs->fr[cs->n - 2].cont != UINT32_MAX)) {
+      uint32_t cont = dry ? cs->fr[cs->n - 1].cont : cs->fr[cs->n - 2].cont;
+      pop(cs);
+      fr = &cs->fr[cs->n - 1];
+      cur = fr->f;
+      if (!dry) fr->cont = UINT32_MAX;
+      st = ct_walk_resume(&w, cur, cont, S->site_bits);
+    } else {
+      out = st == CT_WALK_BAD && dry ? NULL : cur; /* out of bits, or a flush not written yet */
+      break;
+    }
+    if (st == CT_WALK_BAD) { out = dry ? NULL : cur; break; }
+    if (st != CT_WALK_BLOCK) { out = cur; break; }
+    if (!dry && !path_fits(cs, cur)) { out = cur; break; }
+  }
+  if (dry) {
+    cs->n = base;
+    cs->th->depth = depth;
+  }
+  return out;
+}
+
+const struct ct_mfunc *ct_callstack_flow_pending(struct ct_callstack *cs, const struct ct_mfunc *f,
+                                                 struct ct_module *m, uint16_t mod, uint64_t acc,
+                                                 uint64_t time_ns) {
+  struct ct_walk w;
+  cs->time = time_ns;
+  if (cs->n) {
+    struct frame *top = &cs->fr[cs->n - 1];
+    if (top->kind != FR_KNOWN || ct_walk_start(&w, top->f, acc) != CT_WALK_BLOCK ||
+        w.site != top->site)
+      return NULL;
+    return pending_walk(cs, w, 0);
+  }
+  /* Nothing recorded before it: the accumulator starts in f or in a function that reaches f
+   * by carried calls (not carried itself first: a thread starts in such a one). */
+  const struct ct_mfunc *cand[32];
+  size_t nc = 0;
+  cand[nc++] = f;
+  for (size_t i = 0; i < nc && nc < 32; i++)
+    for (size_t k = 0; k < m->meta->nfuncs && nc < 32; k++) {
+      const struct ct_mfunc *g = &m->meta->funcs[k];
+      if (!(g->flags & CT_FN_FLOW_ANY) || g->unit != f->unit) continue;
+      int seen = 0;
+      for (size_t j = 0; j < nc; j++) seen |= cand[j] == g;
+      if (!seen && calls_carried(m->meta, g, cand[i]) && ct_meta_ready(m->meta, g)) cand[nc++] = g;
+    }
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < nc; i++) {
+      const struct ct_mfunc *S = cand[i];
+      if (((S->flags & CT_FN_FLOW) != 0) != (pass == 1)) continue;
+      if (ct_walk_start(&w, S, acc) != CT_WALK_BLOCK) continue;
+      push(cs, (struct frame){S, m, mod, FR_KNOWN, w.site, UINT32_MAX});
+      cs->th->depth--;
+      if (pending_walk(cs, w, 1) == f) return pending_walk(cs, w, 0);
+      cs->th->depth++;
+      pop(cs);
+      cs->n = 0;
+    }
+  return NULL;
 }
 
 void ct_callstack_return_all(struct ct_callstack *cs) {

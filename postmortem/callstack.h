@@ -47,6 +47,19 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
 void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
                         uint16_t mod_index, uint32_t site, int empty, uint64_t time_ns);
 
+/* Whether a record of f may start in another function (carried accumulators, CT_FN_FLOW):
+ * the innermost frame or f carries an accumulator or makes carried calls. */
+int ct_callstack_may_flow(const struct ct_callstack *cs, const struct ct_mfunc *f);
+
+/* The crashed frame's unfinished path when its accumulator may have been carried in from a
+ * caller (f: the crashed frame's function): walked from the model's innermost frame (with an
+ * empty model, from f or a function reaching f by carried calls) across carried calls and
+ * returns as far as its bits go, its steps appended. Returns the function the walk stopped in,
+ * or NULL if the accumulator does not start where that frame stands (nothing appended). */
+const struct ct_mfunc *ct_callstack_flow_pending(struct ct_callstack *cs, const struct ct_mfunc *f,
+                                                 struct ct_module *m, uint16_t mod_index,
+                                                 uint64_t acc, uint64_t time_ns);
+
 /* Ends windowed decoding (timeline max_steps): makes the kept steps (step_window.c) and sets
  * th->first_seq; later steps are added directly. */
 void ct_callstack_end_window(struct ct_callstack *cs);

@@ -208,6 +208,27 @@ int ct_walk_start(struct ct_walk *w, const struct ct_mfunc *f, uint64_t acc) {
   return CT_WALK_BLOCK;
 }
 
+int ct_walk_resume(struct ct_walk *w, const struct ct_mfunc *f, uint32_t block,
+                   uint32_t start_bits) {
+  if (!f->wb || block >= f->nblocks) {
+    w->why = "a carried call into a function without decoder tables";
+    return CT_WALK_BAD;
+  }
+  w->f = f;
+  w->fill_off = (int32_t)start_bits - (int32_t)f->site_bits;
+  w->block = block;
+  w->idle = 0;
+  if ((int64_t)w->used + w->fill_off >= (int64_t)f->wb[block].flush_used) {
+    if (w->used != w->nbits) {
+      w->why = "bits left at a check point that flushed";
+      return CT_WALK_BAD;
+    }
+    w->end = block;
+    return CT_WALK_END;
+  }
+  return CT_WALK_BLOCK;
+}
+
 int ct_walk_read_code(struct ct_walk *w, const struct ct_mblock *b) {
   uint32_t left = w->nbits - w->used;
   if (b->table_bits) {

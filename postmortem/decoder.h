@@ -124,7 +124,11 @@ enum ct_walk_status {
   CT_WALK_BLOCK = 1,   /* w->block is the next block that ran */
   CT_WALK_END = 0,     /* the record ends here (its flush point) */
   CT_WALK_OUT = 2,     /* partial path: no more bits at a multi-way branch */
-  CT_WALK_BAD = -1     /* the record does not fit the metadata (see w->why) */
+  CT_WALK_BAD = -1,    /* the record does not fit the metadata (see w->why) */
+  CT_WALK_FLOW = 3,    /* w->block is a carried call (CT_TERM_FLOW): the walk goes on in its
+                          callee, ct_walk_enter, or past it, ct_walk_resume */
+  CT_WALK_RET = 4      /* w->block returns from a carried function (CT_FN_FLOW): the walk goes
+                          on at its caller's continuation, ct_walk_resume */
 };
 
 struct ct_walk {
@@ -134,8 +138,16 @@ struct ct_walk {
   uint32_t end;  /* after CT_WALK_END: the block where the next record starts, if the record
                     ended at a check point that fired; else the flush block (== block) */
   uint32_t idle; /* blocks walked without reading a bit (loop guard) */
+  int32_t fill_off; /* the record's start function's site bits less w->f's: a check fires by
+                       the bits the accumulator holds, whichever function started it */
   const char *why;
 };
+
+/* The walk goes on at block `block` of f (a carried call's callee at 0, or a caller's
+ * continuation); `start_bits`: the site bits of the function the record started in. Returns
+ * CT_WALK_BLOCK, or CT_WALK_END if a check point fires on entering it. */
+int ct_walk_resume(struct ct_walk *w, const struct ct_mfunc *f, uint32_t block,
+                   uint32_t start_bits);
 
 /* Starts walking record acc of f: w->block is the record's first block. Returns CT_WALK_BLOCK,
  * or CT_WALK_BAD for an accumulator without sentinel or with an unknown site. */
@@ -174,6 +186,11 @@ static inline int ct_walk_next(struct ct_walk *w, int partial) {
     w->idle = 0;
     break;
   default: /* CALL, INVOKE, RETURN, RESUME, STOP: the record was flushed here */
+    if (w->f->flags & CT_FN_FLOW_ANY) { /* unless the accumulator was carried on */
+      uint32_t t = w->f->blocks[w->block].term;
+      if (t == CT_TERM_FLOW) return CT_WALK_FLOW;
+      if (t == CT_TERM_RETURN && (w->f->flags & CT_FN_FLOW)) return CT_WALK_RET;
+    }
     if (w->used != w->nbits && !partial) {
       w->why = "bits left at the end of the record";
       return CT_WALK_BAD;
@@ -181,7 +198,7 @@ static inline int ct_walk_next(struct ct_walk *w, int partial) {
     w->end = w->block;
     return CT_WALK_END;
   }
-  if (w->used >= w->f->wb[next].flush_used) { /* a check point that fired */
+  if ((int64_t)w->used + w->fill_off >= (int64_t)w->f->wb[next].flush_used) { /* a check fired */
     if (w->used != w->nbits && !partial) {
       w->why = "bits left at a check point that flushed";
       return CT_WALK_BAD;
@@ -189,7 +206,7 @@ static inline int ct_walk_next(struct ct_walk *w, int partial) {
     w->end = next;
     return CT_WALK_END;
   }
-  if (++w->idle > w->f->nblocks) { /* a cycle that reads no bits: runs forever */
+  if (!w->fill_off && ++w->idle > w->f->nblocks) { /* a cycle that reads no bits: forever */
     w->why = "a loop without branches";
     return partial ? CT_WALK_OUT : CT_WALK_BAD;
   }

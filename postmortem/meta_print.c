@@ -18,7 +18,8 @@
 #include "outputs.h"
 
 static const char *term_name(uint32_t t) {
-  static const char *names[] = {"return", "resume", "stop", "jump", "branch", "call", "invoke"};
+  static const char *names[] = {"return", "resume", "stop",  "jump",
+                                "branch", "call",   "invoke", "carried-call"};
   return t < sizeof names / sizeof names[0] ? names[t] : "?";
 }
 
@@ -28,8 +29,9 @@ static const char *site_kind(uint32_t k) {
 }
 
 static void print_function(FILE *out, const struct ct_mfunc *f) {
-  fprintf(out, "function %s (%s) at 0x%" PRIx64 ", %s:%u, site bits %u, flags %u\n", f->name,
-          f->display, f->addr, f->file, f->line, f->site_bits, f->flags);
+  fprintf(out, "function %s (%s) at 0x%" PRIx64 ", %s:%u, site bits %u, flags %u%s\n", f->name,
+          f->display, f->addr, f->file, f->line, f->site_bits, f->flags & ~CT_FN_FLOW_ANY,
+          f->flags & CT_FN_FLOW ? ", carries its caller's accumulator" : "");
   for (uint32_t s = 0; s < f->nsites; s++)
     fprintf(out, "  site %u: block %u (%s)\n", s, f->site_block[s], site_kind(f->site_kind[s]));
   for (uint32_t b = 0; b < f->nblocks; b++) {
@@ -41,7 +43,7 @@ static void print_function(FILE *out, const struct ct_mfunc *f) {
     if (mb->flags & CT_BB_ELIDE) fprintf(out, " elidable");
     if (mb->flags & CT_BB_LOOP) fprintf(out, " loop");
     fprintf(out, " %s", term_name(mb->term));
-    if (mb->term == CT_TERM_CALL || mb->term == CT_TERM_INVOKE)
+    if (mb->term == CT_TERM_CALL || mb->term == CT_TERM_INVOKE || mb->term == CT_TERM_FLOW)
       fprintf(out, " %s", mb->callee ? mb->callee : "(indirect)");
     for (uint32_t s = 0; s < mb->nsucc; s++) {
       fprintf(out, " -> %u", mb->succ[s].block);

@@ -98,6 +98,7 @@ static int read_terminator(struct unit_ctx *u, struct ct_cur *c, struct ct_mbloc
     return 0;
   case CT_TERM_CALL:
   case CT_TERM_INVOKE:
+  case CT_TERM_FLOW:
     callee = ct_cur_uleb(c);
     if (callee > u->nstrings) return -1;
     b->callee = callee ? u->strings[callee - 1] : NULL;
@@ -106,6 +107,7 @@ static int read_terminator(struct unit_ctx *u, struct ct_cur *c, struct ct_mbloc
     if (!b->succ) return -1;
     for (uint32_t i = 0; i < b->nsucc; i++) b->succ[i].block = (uint32_t)ct_cur_uleb(c);
     if (b->term == CT_TERM_CALL && b->succ[0].block == 0) b->nsucc = 0; /* tail call */
+    if (b->term == CT_TERM_FLOW && (!b->callee || b->succ[0].block == 0)) return -1;
     return 0;
   default:
     return -1;
@@ -148,7 +150,8 @@ static int read_function(struct unit_ctx *u, struct ct_cur *c, struct ct_mfunc *
   f->display = str_at(u, c);
   f->file = str_at(u, c);
   f->line = (uint32_t)ct_cur_uleb(c);
-  f->flags = (uint32_t)ct_cur_uleb(c);
+  f->flags = (uint32_t)ct_cur_uleb(c) & ~CT_FN_FLOW_ANY;
+  if (f->flags & CT_FN_FLOW) f->flags |= CT_FN_FLOW_ANY;
   f->site_bits = (uint32_t)ct_cur_uleb(c);
   f->nsites = (uint32_t)ct_cur_uleb(c);
   if (!c->ok || f->site_bits > 24 || f->nsites == 0 || f->nsites > ct_cur_left(c) ||
@@ -168,6 +171,7 @@ static int read_function(struct unit_ctx *u, struct ct_cur *c, struct ct_mfunc *
   for (uint32_t i = 0; i < f->nblocks; i++) {
     struct ct_mblock *b = &f->blocks[i];
     if (read_block(u, c, b) != 0) return -1;
+    if (b->term == CT_TERM_FLOW) f->flags |= CT_FN_FLOW_ANY;
     if (!(f->flags & CT_FN_LOOP_FLAGS) && (b->flags & CT_BB_CHECK)) b->flags |= CT_BB_LOOP;
     for (uint32_t k = 0; k < b->nlines; k++)
       b->lines[k].function = b->lines[k].inl ? b->lines[k].inl->function : f->display;

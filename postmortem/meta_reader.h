@@ -66,6 +66,10 @@ struct ct_wblock {
   const void *last_key;  /* (file, line, function); NULL without lines */
 };
 
+/* Not in the metadata: set by the reader on a function that carries an accumulator
+ * (CT_FN_FLOW) or makes a carried call (CT_TERM_FLOW), whose walks may cross functions. */
+#define CT_FN_FLOW_ANY (1u << 30)
+
 struct ct_mfunc {
   uint64_t addr; /* link-time address */
   const char *name, *display, *file;

@@ -903,6 +903,20 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
     }
     int bridged = 0;
     rc = frame_accumulator(t, rf, f, &acc, &bridged);
+    if (rc == 0 && cs && i == 0 && (ct_callstack_may_flow(cs, f) || (f->flags & CT_FN_FLOW_ANY))) {
+      /* A carried accumulator: it may have started in a caller (callstack.c walks it from
+       * where the model stands). The crash line is certain when the walk, every bit read,
+       * stopped in the crashed function; the pc is not placed within its path beyond that. */
+      const struct ct_mfunc *end = ct_callstack_flow_pending(
+          cs, f, rf->mod, (uint16_t)(rf->mod - t->mods->mods), acc,
+          th->nsteps ? th->steps[th->nsteps - 1].time_ns : 0);
+      if (end) {
+        t->pending_recovered = 1;
+        mark_crash_line(t, th, rf, f, end == f);
+        if (i > 0) frame_line_from_path(th, rf, f);
+        break;
+      }
+    }
     if (rc == 0) {
       t->pending_recovered = 1;
       pending_path(t, th, cs, rf, f, acc, i == 0, i ? &frames[i - 1] : NULL,

@@ -47,7 +47,7 @@ def parse_header(path):
     for key in ("signal", "exit", "expect-O0", "expect-O2", "expect-O0@19", "expect-O2@19", "stack", "stack-O0", "stack-O2",
                 "stack-contains", "crashed-thread", "library", "own-files-only", "crash-function",
                 "inlined-crash", "strip", "other-thread", "locals", "locals-O0", "locals-O2",
-                "warning", "scanned", "frame-line", "plain-library"):
+                "warning", "scanned", "frame-line", "plain-library", "pass-option"):
         m = re.search(r"^\s*(?:\*|//)?\s*" + re.escape(key) + r":\s*(.+)$", text, re.M)
         if m:
             spec[key] = m.group(1).strip()
@@ -88,6 +88,8 @@ def build(args, src, out, opt, instrumented, work):
         flags.append("-g")  # variables need full debug information, not only line tables
     elif not instrumented:
         flags.append("-gline-tables-only")
+    if instrumented and "pass-option" in spec:
+        flags += ["-mllvm", spec["pass-option"]]
     link = []
     if "library" in spec:
         lib = spec["library"]

@@ -1,4 +1,4 @@
-// Experimental (-mllvm -crashtrail-carry-acc; the decoder does not read it yet). A function of
+// Experimental (-fplugin-arg-crashtrail-carry-acc=1, -mllvm -crashtrail-carry-acc). A function of
 // internal linkage whose every use is a direct call from instrumented code takes its caller's
 // accumulator as a last argument and returns it with its result; neither the call nor its
 // return writes a record (`logs` too: printf calls nothing back; `outer` too, which writes a
@@ -8,8 +8,10 @@
 // continuation are check points where bits can follow; the entry of a function without
 // branches (`twice`) needs none.
 // RUN: %clang -fplugin=%plugin -mllvm -crashtrail-carry-acc -O2 -g -S -emit-llvm %s -o - | FileCheck %s
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-carry-acc=1 -O2 -g -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clang -fplugin=%plugin -O2 -g -S -emit-llvm %s -o - | FileCheck %s --check-prefix=OFF
 // RUN: %clang -fplugin=%plugin -mllvm -crashtrail-carry-acc -O2 -g %s %rt -lpthread -o %t && %t 7 | FileCheck %s --check-prefix=EXE
+// RUN: %crashtrail meta %t | FileCheck %s --check-prefix=META
 #include <stdio.h>
 #include <stdlib.h>
 struct two { long a, b; };
@@ -67,3 +69,11 @@ int main(int argc, char **argv) {
 
 // EXE: big 89
 // EXE: 89 7 14 8
+
+// META: function main (main)
+// META-NOT: carries
+// META: carried-call logs ->
+// META: carried-call clampi ->
+// META: function clampi (clampi) {{.*}}, carries its caller's accumulator
+// META-NEXT: site 0: block 0 (entry)
+// META: function outer (outer) {{.*}}, carries its caller's accumulator

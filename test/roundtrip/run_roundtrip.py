@@ -92,6 +92,8 @@ def one(args, src, opt, work, extra_flags=()):
     load = ["-fplugin=" + plugin] + (["-fpass-plugin=" + plugin] if src.endswith(".ll") else [])
     if args.tables:
         load.append("-fplugin-arg-crashtrail-mode=tables")
+    for extra in getattr(args, "pass_option", []):
+        load += ["-mllvm", extra]
     r = sh([cc] + flags + ["-gline-tables-only"] + load + [
                                    "-mllvm", "-crashtrail-block-trace", src, args.block_trace_obj,
                                    os.path.join(lib, "libcrashtrail-rt.a"), "-o", inst])
@@ -154,6 +156,8 @@ def main():
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=3.0)
     ap.add_argument("--ring-kb", type=int, default=131072)
+    ap.add_argument("--pass-option", action="append", default=[],
+                    help="an -mllvm option for the instrumented build (e.g. -crashtrail-carry-acc)")
     ap.add_argument("--tables", action="store_true",
                     help="build in tables mode and check the last/first entries too")
     ap.add_argument("--program", action="append", default=[],
