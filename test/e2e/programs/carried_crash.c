@@ -10,6 +10,7 @@
  * signal: SIGSEGV
  * expect-O0: m0 m1 m2 w0 w1 w2 w1 w2 p1 p2 p3 w2 w1 w3 m2 m3 w0 w1 w2 w1 w2 p1 p2 p3 w2 w1 w2 w1 w2 p1 p2 p3 w2 w1 w2 w1 w2 p1
  * expect-O2: m0 m1 m2 w1 w2 w1 w2 p1 p2 p3 w2 w1 w3 m2 m3 w1 w2 w1 w2 p1 p2 p3 w2 w1 w2 w1 w2 p1 p2 p3 w2 w1 w2 w1 w2 p1
+ * expect-O2@19: m1 m2 w1 w2 w1 w2 p1 p2 p3 w2 w1 w3 m2 m3 w1 w2 w1 w2 p1 p2 p3 w2 w1 w2 w1 w2 p1 p2 p3 w2 w1 w2 w1 w2 p1
  * stack: pick walk main
  */
 #include <stdio.h>
