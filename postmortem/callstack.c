@@ -247,6 +247,18 @@ static int path_fits(struct ct_callstack *cs, const struct ct_mfunc *f) {
   return 1;
 }
 
+/* Appends block b of f to the walk's path, emitting the path when the buffer is full (a loop's
+ * record can pass many more blocks than it holds): *site is UINT32_MAX from then on. */
+static inline void path_add(struct ct_callstack *cs, const struct ct_mfunc *f, uint16_t mod,
+                            uint32_t *site, size_t *n, uint32_t b) {
+  cs->path[(*n)++] = b;
+  if (*n == cs->path_cap) {
+    emit(cs, f, mod, *site, cs->path, *n);
+    *site = UINT32_MAX; /* the entry step, if any, is out */
+    *n = 0;
+  }
+}
+
 /* f's walk from `site` while it reads no bits, into cs->path, when it ends at an elided flush
  * (f->site_elided: returns 1, *end its block); else returns 0 (a record is written first). */
 static int zero_walk(struct ct_callstack *cs, const struct ct_mfunc *f, uint32_t site, size_t *n,
@@ -374,6 +386,31 @@ static const struct ct_mfunc *carried_callee(struct ct_callstack *cs, const stru
   return c->kind == FR_KNOWN && c->f->wb ? c->f : NULL;
 }
 
+/* A walk crosses the carried call ending block mb of the innermost frame: the frame keeps the
+ * call's continuation and the callee's frame is pushed (in a dry walk the pushed frame keeps
+ * the continuation instead, so that the frames below stay as they were). Returns the callee,
+ * or NULL (nothing done) if it is not known. */
+static const struct ct_mfunc *cross_call(struct ct_callstack *cs, const struct ct_mblock *mb,
+                                         int dry) {
+  struct frame *fr = &cs->fr[cs->n - 1];
+  const struct ct_mfunc *g = carried_callee(cs, fr, mb);
+  if (!g) return NULL;
+  uint32_t cont = mb->succ[0].block;
+  if (!dry) fr->cont = cont;
+  push(cs, (struct frame){g, fr->m, fr->mod, FR_KNOWN, 0, dry ? cont : UINT32_MAX});
+  return g;
+}
+
+/* A walk crosses a carried function's return: its frame is popped; *cont is where the caller
+ * goes on. Returns the caller's frame. */
+static struct frame *cross_return(struct ct_callstack *cs, int dry, uint32_t *cont) {
+  *cont = dry ? cs->fr[cs->n - 1].cont : cs->fr[cs->n - 2].cont;
+  pop(cs);
+  struct frame *fr = &cs->fr[cs->n - 1];
+  if (!dry) fr->cont = UINT32_MAX;
+  return fr;
+}
+
 /* Whether a record that starts where walk w stands (at the innermost frame's site) goes
  * through carried calls and returns to end in W with every bit read. Works on copies: the
  * model is not changed. Returns made beyond the record's start go to the continuations the
@@ -438,34 +475,22 @@ static int record_flow(struct ct_callstack *cs, const struct ct_rec *r, const st
   if (!path_fits(cs, cur)) return 1;
   for (;;) {
     if (st == CT_WALK_BLOCK) {
-      cs->path[n++] = w.block;
-      if (n == cs->path_cap) {
-        emit(cs, cur, mod, site, cs->path, n);
-        site = UINT32_MAX;
-        n = 0;
-      }
+      path_add(cs, cur, mod, &site, &n, w.block);
       st = ct_walk_next(&w, 0);
       continue;
     }
     emit(cs, cur, mod, site, cs->path, n);
     n = 0;
     site = UINT32_MAX;
-    struct frame *fr = &cs->fr[cs->n - 1];
-    if (st == CT_WALK_FLOW) {
-      const struct ct_mblock *mb = &cur->blocks[w.block];
-      const struct ct_mfunc *g = carried_callee(cs, fr, mb);
-      fr->cont = mb->succ[0].block;
-      push(cs, (struct frame){g, fr->m, fr->mod, FR_KNOWN, 0, UINT32_MAX});
-      cur = g;
+    if (st == CT_WALK_FLOW) { /* flow_fits found the callee */
+      cur = cross_call(cs, &cur->blocks[w.block], 0);
       site = 0;
-      st = ct_walk_resume(&w, g, 0, S->site_bits);
+      st = ct_walk_resume(&w, cur, 0, S->site_bits);
       if (st == CT_WALK_END) return 1; /* its entry's check fired: its next record starts there */
     } else if (st == CT_WALK_RET) {
-      pop(cs);
-      fr = &cs->fr[cs->n - 1];
+      uint32_t cont;
+      struct frame *fr = cross_return(cs, 0, &cont);
       cur = fr->f;
-      uint32_t cont = fr->cont;
-      fr->cont = UINT32_MAX;
       st = ct_walk_resume(&w, cur, cont, S->site_bits);
       if (st == CT_WALK_END) { /* the continuation's check fired */
         if (cur->block_site[cont] >= 0) fr->site = (uint32_t)cur->block_site[cont];
@@ -476,7 +501,7 @@ static int record_flow(struct ct_callstack *cs, const struct ct_rec *r, const st
       return 1;
     } else { /* flow_fits walked it: cannot be */
       cs->th->bad_records++;
-      fr->kind = FR_UNKNOWN;
+      cs->fr[cs->n - 1].kind = FR_UNKNOWN;
       return 1;
     }
     if (!path_fits(cs, cur)) return 1;
@@ -493,39 +518,47 @@ static int calls_carried(const struct ct_meta *meta, const struct ct_mfunc *f,
   return 0;
 }
 
+/* Where a record of f (or the unfinished path of a frame of f) can start when nothing is known
+ * before it: in f or in a function that reaches f by carried calls, the nearest first, and
+ * those not carried themselves before the others (a thread starts in one of them). Fills
+ * cand[0..32); returns how many. */
+static size_t carried_starts(struct ct_module *m, const struct ct_mfunc *f,
+                             const struct ct_mfunc *cand[32]) {
+  const struct ct_mfunc *near[32];
+  size_t n = 0, k = 0;
+  near[n++] = f;
+  for (size_t i = 0; i < n && n < 32; i++) /* callers by carried calls, breadth first */
+    for (size_t j = 0; j < m->meta->nfuncs && n < 32; j++) {
+      const struct ct_mfunc *g = &m->meta->funcs[j];
+      if (!(g->flags & CT_FN_FLOW_ANY) || g->unit != f->unit) continue;
+      int seen = 0;
+      for (size_t l = 0; l < n; l++) seen |= near[l] == g;
+      if (!seen && calls_carried(m->meta, g, near[i]) && ct_meta_ready(m->meta, g)) near[n++] = g;
+    }
+  for (int carried = 0; carried < 2; carried++)
+    for (size_t i = 0; i < n; i++)
+      if (((near[i]->flags & CT_FN_FLOW) != 0) == carried) cand[k++] = near[i];
+  return k;
+}
+
 /* A record of W (which carries an accumulator or makes carried calls) with nothing known
- * about where it starts (the history's start, after lost records): it starts in W or in a
- * function that reaches W by carried calls. Tried in that order of preference: functions that
- * are not carried first (a thread's first record starts at such a function's entry), the
- * nearest first; the first whose walk fits is taken. 0 if none fits. */
+ * about where it starts (the history's start): the first of carried_starts whose walk fits is
+ * taken. 0 if none fits. */
 static int record_flow_fresh(struct ct_callstack *cs, const struct ct_rec *r,
                              const struct ct_mfunc *W, struct ct_module *m, uint16_t mod,
                              int gap) {
   const struct ct_mfunc *cand[32];
-  size_t nc = 0;
-  cand[nc++] = W;
-  for (size_t i = 0; i < nc && nc < 32; i++) /* callers by carried calls, nearest first */
-    for (size_t k = 0; k < m->meta->nfuncs && nc < 32; k++) {
-      const struct ct_mfunc *f = &m->meta->funcs[k];
-      if (!(f->flags & CT_FN_FLOW_ANY) || f->unit != W->unit) continue;
-      int seen = 0;
-      for (size_t j = 0; j < nc; j++) seen |= cand[j] == f;
-      if (!seen && calls_carried(m->meta, f, cand[i]) && ct_meta_ready(m->meta, f)) cand[nc++] = f;
-    }
-  for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < nc; i++) {
-      const struct ct_mfunc *S = cand[i];
-      if (((S->flags & CT_FN_FLOW) != 0) != (pass == 1)) continue;
-      struct ct_walk w;
-      if (ct_walk_start(&w, S, r->acc) != CT_WALK_BLOCK) continue;
-      size_t depth = cs->n;
-      push(cs, (struct frame){S, m, mod, FR_KNOWN, w.site, UINT32_MAX});
-      cs->th->depth--; /* the frame is where the history starts, at the thread's depth */
-      if (record_flow(cs, r, W, mod, gap)) return 1;
-      cs->th->depth++;
-      pop(cs);
-      cs->n = depth;
-    }
+  size_t nc = carried_starts(m, W, cand);
+  for (size_t i = 0; i < nc; i++) {
+    struct ct_walk w;
+    if (ct_walk_start(&w, cand[i], r->acc) != CT_WALK_BLOCK) continue;
+    push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX});
+    cs->th->depth--; /* the frame is where the history starts, at the thread's depth */
+    if (record_flow(cs, r, W, mod, gap)) return 1;
+    cs->th->depth++;
+    pop(cs);
+    cs->n = 0;
+  }
   return 0;
 }
 
@@ -608,12 +641,7 @@ static __attribute__((noinline)) void record_walked(struct ct_callstack *cs, con
   size_t n = 0;
   uint32_t site = w.site;
   while (st == CT_WALK_BLOCK) {
-    cs->path[n++] = w.block;
-    if (n == cs->path_cap) {
-      emit(cs, f, mod, site, cs->path, n);
-      site = UINT32_MAX; /* the entry step, if any, is out */
-      n = 0;
-    }
+    path_add(cs, f, mod, &site, &n, w.block);
     st = ct_walk_next(&w, 0);
   }
   emit(cs, f, mod, site, cs->path, n);
@@ -677,14 +705,7 @@ static const struct ct_mfunc *pending_walk(struct ct_callstack *cs, struct ct_wa
   if (!dry && !path_fits(cs, cur)) return cur;
   for (unsigned guard = 0; guard < (1u << 24); guard++) {
     if (st == CT_WALK_BLOCK) {
-      if (!dry) {
-        cs->path[n++] = w.block;
-        if (n == cs->path_cap) {
-          emit(cs, cur, mod, site, cs->path, n);
-          site = UINT32_MAX;
-          n = 0;
-        }
-      }
+      if (!dry) path_add(cs, cur, mod, &site, &n, w.block);
       /* Every bit read: the blocks that need none after it are what the pc would have to
        * tell (stack.c's pending_path does that for one function); not walked here. */
       if (w.used == w.nbits) {
@@ -698,23 +719,16 @@ static const struct ct_mfunc *pending_walk(struct ct_callstack *cs, struct ct_wa
     if (!dry) emit(cs, cur, mod, site, cs->path, n);
     n = 0;
     site = UINT32_MAX;
-    struct frame *fr = &cs->fr[cs->n - 1];
     if (st == CT_WALK_FLOW) {
-      const struct ct_mblock *mb = &cur->blocks[w.block];
-      const struct ct_mfunc *g = carried_callee(cs, fr, mb);
+      const struct ct_mfunc *g = cross_call(cs, &cur->blocks[w.block], dry);
       if (!g) { out = dry ? NULL : cur; break; }
-      if (!dry) fr->cont = mb->succ[0].block;
-      push(cs, (struct frame){g, fr->m, fr->mod, FR_KNOWN, 0, dry ? mb->succ[0].block : UINT32_MAX});
       cur = g;
       site = 0;
       st = ct_walk_resume(&w, g, 0, S->site_bits);
     } else if (st == CT_WALK_RET && cs->n > 1 &&
                (dry ? cs->n > base : cs->fr[cs->n - 2].cont != UINT32_MAX)) {
-      uint32_t cont = dry ? cs->fr[cs->n - 1].cont : cs->fr[cs->n - 2].cont;
-      pop(cs);
-      fr = &cs->fr[cs->n - 1];
-      cur = fr->f;
-      if (!dry) fr->cont = UINT32_MAX;
+      uint32_t cont;
+      cur = cross_return(cs, dry, &cont)->f;
       st = ct_walk_resume(&w, cur, cont, S->site_bits);
     } else {
       out = st == CT_WALK_BAD && dry ? NULL : cur; /* out of bits, or a flush not written yet */
@@ -743,31 +757,18 @@ const struct ct_mfunc *ct_callstack_flow_pending(struct ct_callstack *cs, const 
       return NULL;
     return pending_walk(cs, w, 0);
   }
-  /* Nothing recorded before it: the accumulator starts in f or in a function that reaches f
-   * by carried calls (not carried itself first: a thread starts in such a one). */
+  /* Nothing recorded before it: the accumulator starts in one of carried_starts. */
   const struct ct_mfunc *cand[32];
-  size_t nc = 0;
-  cand[nc++] = f;
-  for (size_t i = 0; i < nc && nc < 32; i++)
-    for (size_t k = 0; k < m->meta->nfuncs && nc < 32; k++) {
-      const struct ct_mfunc *g = &m->meta->funcs[k];
-      if (!(g->flags & CT_FN_FLOW_ANY) || g->unit != f->unit) continue;
-      int seen = 0;
-      for (size_t j = 0; j < nc; j++) seen |= cand[j] == g;
-      if (!seen && calls_carried(m->meta, g, cand[i]) && ct_meta_ready(m->meta, g)) cand[nc++] = g;
-    }
-  for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < nc; i++) {
-      const struct ct_mfunc *S = cand[i];
-      if (((S->flags & CT_FN_FLOW) != 0) != (pass == 1)) continue;
-      if (ct_walk_start(&w, S, acc) != CT_WALK_BLOCK) continue;
-      push(cs, (struct frame){S, m, mod, FR_KNOWN, w.site, UINT32_MAX});
-      cs->th->depth--;
-      if (pending_walk(cs, w, 1) == f) return pending_walk(cs, w, 0);
-      cs->th->depth++;
-      pop(cs);
-      cs->n = 0;
-    }
+  size_t nc = carried_starts(m, f, cand);
+  for (size_t i = 0; i < nc; i++) {
+    if (ct_walk_start(&w, cand[i], acc) != CT_WALK_BLOCK) continue;
+    push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX});
+    cs->th->depth--;
+    if (pending_walk(cs, w, 1) == f) return pending_walk(cs, w, 0);
+    cs->th->depth++;
+    pop(cs);
+    cs->n = 0;
+  }
   return NULL;
 }
 
