@@ -141,7 +141,7 @@ static Function *rewrite(Function &G, function_ref<void(Function &)> Forget) {
   return NF;
 }
 
-unsigned carryAccumulator(Module &M, std::vector<Function *> &Candidates,
+unsigned carryAccumulator(std::vector<Function *> &Candidates,
                           function_ref<const TargetLibraryInfo &(Function &)> GetTLI,
                           function_ref<void(Function &)> Forget) {
   std::set<Function *> Instrumented(Candidates.begin(), Candidates.end());

@@ -20,7 +20,7 @@ constexpr const char *CarriesAccAttr = "crashtrail-carries-acc";
 // functions; Forget is called with each old function before it is deleted (to drop cached
 // analyses). Returns how many were rewritten.
 unsigned carryAccumulator(
-    llvm::Module &M, std::vector<llvm::Function *> &Candidates,
+    std::vector<llvm::Function *> &Candidates,
     llvm::function_ref<const llvm::TargetLibraryInfo &(llvm::Function &)> GetTLI,
     llvm::function_ref<void(llvm::Function &)> Forget);
 

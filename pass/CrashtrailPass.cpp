@@ -172,7 +172,7 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
 
   auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
   if (O.CarryAcc)
-    carryAccumulator(M, Candidates, [&](Function &F) -> const TargetLibraryInfo & {
+    carryAccumulator(Candidates, [&](Function &F) -> const TargetLibraryInfo & {
       return FAM.getResult<TargetLibraryAnalysis>(F);
     }, [&](Function &F) { FAM.clear(F, F.getName()); });
   std::vector<FunctionPlan> Plans;

@@ -465,7 +465,6 @@ static int record_flow(struct ct_callstack *cs, const struct ct_rec *r, const st
   if (ct_walk_start(&w, S, r->acc) != CT_WALK_BLOCK || !is_next_record(top, S, w.site, w.nbits == 0) ||
       !flow_fits(cs, w, W, S->site_bits))
     return 0;
-  cs->th->records++;
   cs->time = r->time_ns;
   cs->gap |= gap;
   const struct ct_mfunc *cur = S;
@@ -609,15 +608,10 @@ static __attribute__((noinline)) void record_walked(struct ct_callstack *cs, con
     ct_timeline_warn(cs->t, "records from an unknown function in %s (stale metadata?)", m->name);
     return;
   }
-  if (may_flow(cs, f)) {
-    th->records--; /* counted again by record_flow */
-    if (record_flow(cs, r, f, mod, gap)) return;
-    th->records++;
-  } else if ((f->flags & CT_FN_FLOW_ANY) && !cs->n) {
-    th->records--;
-    if (record_flow_fresh(cs, r, f, m, mod, gap)) return;
-    th->records++;
-  }
+  if (may_flow(cs, f) ? record_flow(cs, r, f, mod, gap)
+                      : (f->flags & CT_FN_FLOW_ANY) && !cs->n &&
+                            record_flow_fresh(cs, r, f, m, mod, gap))
+    return;
   int st = ct_walk_start(&w, f, r->acc);
   if (st != CT_WALK_BLOCK) {
     th->bad_records++;
@@ -631,11 +625,8 @@ static __attribute__((noinline)) void record_walked(struct ct_callstack *cs, con
   /* Located (a callback, an indirect call's target, a resynchronisation): a walk that may
    * cross carried calls goes on as record_flow's. */
   if ((f->flags & CT_FN_FLOW_ANY) && cs->n && cs->fr[cs->n - 1].kind == FR_KNOWN &&
-      cs->fr[cs->n - 1].f == f) {
-    th->records--;
-    if (record_flow(cs, r, f, mod, 0)) return;
-    th->records++;
-  }
+      cs->fr[cs->n - 1].f == f && record_flow(cs, r, f, mod, 0))
+    return;
   if (!path_fits(cs, f)) return;
   /* Walked in slices of the path buffer; a loop's record can pass many more blocks. */
   size_t n = 0;
@@ -687,7 +678,7 @@ void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struc
 }
 
 int ct_callstack_may_flow(const struct ct_callstack *cs, const struct ct_mfunc *f) {
-  return cs && may_flow(cs, f);
+  return cs && (may_flow(cs, f) || (f->flags & CT_FN_FLOW_ANY));
 }
 
 /* The unfinished path's walk from the innermost frame, which stands where its accumulator

@@ -47,8 +47,9 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
 void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
                         uint16_t mod_index, uint32_t site, int empty, uint64_t time_ns);
 
-/* Whether a record of f may start in another function (carried accumulators, CT_FN_FLOW):
- * the innermost frame or f carries an accumulator or makes carried calls. */
+/* Whether a record of f (or the crashed frame's unfinished path in f) may start in another
+ * function (carried accumulators, CT_FN_FLOW): f or the model's innermost frame carries an
+ * accumulator or makes carried calls. */
 int ct_callstack_may_flow(const struct ct_callstack *cs, const struct ct_mfunc *f);
 
 /* The crashed frame's unfinished path when its accumulator may have been carried in from a

@@ -125,8 +125,8 @@ enum ct_walk_status {
   CT_WALK_END = 0,     /* the record ends here (its flush point) */
   CT_WALK_OUT = 2,     /* partial path: no more bits at a multi-way branch */
   CT_WALK_BAD = -1,    /* the record does not fit the metadata (see w->why) */
-  CT_WALK_FLOW = 3,    /* w->block is a carried call (CT_TERM_FLOW): the walk goes on in its
-                          callee, ct_walk_enter, or past it, ct_walk_resume */
+  CT_WALK_FLOW = 3,    /* w->block is a carried call (CT_TERM_FLOW): the walk goes on at its
+                          callee's entry, ct_walk_resume */
   CT_WALK_RET = 4      /* w->block returns from a carried function (CT_FN_FLOW): the walk goes
                           on at its caller's continuation, ct_walk_resume */
 };
@@ -206,7 +206,7 @@ static inline int ct_walk_next(struct ct_walk *w, int partial) {
     w->end = next;
     return CT_WALK_END;
   }
-  if (!w->fill_off && ++w->idle > w->f->nblocks) { /* a cycle that reads no bits: forever */
+  if (++w->idle > w->f->nblocks) { /* a cycle that reads no bits: runs forever */
     w->why = "a loop without branches";
     return partial ? CT_WALK_OUT : CT_WALK_BAD;
   }

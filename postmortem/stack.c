@@ -903,7 +903,7 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
     }
     int bridged = 0;
     rc = frame_accumulator(t, rf, f, &acc, &bridged);
-    if (rc == 0 && cs && i == 0 && (ct_callstack_may_flow(cs, f) || (f->flags & CT_FN_FLOW_ANY))) {
+    if (rc == 0 && i == 0 && ct_callstack_may_flow(cs, f)) {
       /* A carried accumulator: it may have started in a caller (callstack.c walks it from
        * where the model stands). The crash line is certain when the walk, every bit read,
        * stopped in the crashed function; the pc is not placed within its path beyond that. */
@@ -913,7 +913,6 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
       if (end) {
         t->pending_recovered = 1;
         mark_crash_line(t, th, rf, f, end == f);
-        if (i > 0) frame_line_from_path(th, rf, f);
         break;
       }
     }
