@@ -31,7 +31,8 @@
 // label 3 as its return address and f's stack pointer as its CFA, so unwinders (gdb, the
 // post-mortem's) step from the runtime into f at the flush's line, with f's registers (the
 // trampoline saves what it uses and what preserve_most does not keep, r11). Only the
-// fragment's own five instructions have no unwind information.
+// fragment's own five instructions have no unwind information: the post-mortem recognises
+// them by these exact bytes (postmortem/flush_fragment.c), so change both together.
 //
 // What the asm statement tells the compiler: it writes the position (a memory output) and
 // clobbers the flags and the vector registers (the runtime is C; the old cold call clobbered

@@ -25,6 +25,7 @@
 #include "decoder.h"
 #include "dwarf_module.h"
 #include "elf_file.h"
+#include "flush_fragment.h"
 #include "stack_scan.h"
 #include "timeline.h"
 
@@ -142,6 +143,25 @@ static int preserves_most(const struct raw_frame *rf) {
   return 0;
 }
 
+/* A frame stopped in a flush's out-of-line fragment (which has no unwind information) is put
+ * back in its function, mid-flush (flush_fragment.c): r's pc and stack pointer change. */
+static void leave_flush_fragment(struct ct_module *m, struct ct_regs *r, int exact) {
+  enum { BEFORE = 32, AFTER = 48 }; /* the fragment is 38 to 43 bytes */
+  uint64_t link = r->r[16] - m->bias, fn_pc, sp_add;
+  if (!m->elf || !(r->valid & (1u << CT_REG_SP))) return;
+  for (uint64_t back = BEFORE;; back /= 2) { /* a window that fits in the section */
+    const uint8_t *code = link >= back ? ct_elf_bytes_at(m->elf, link - back, back + AFTER) : NULL;
+    if (code) {
+      if (ct_flush_fragment_at(code, link - back, back + AFTER, link, exact, &fn_pc, &sp_add)) {
+        r->r[16] = fn_pc + m->bias;
+        r->r[CT_REG_SP] += sp_add;
+      }
+      return;
+    }
+    if (back == 0) return;
+  }
+}
+
 /* Walks the stack from the dumped registers; returns the number of raw frames. */
 static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_frame *frames) {
   struct ct_dump *d = t->dump;
@@ -163,6 +183,10 @@ static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_fra
     rf->scanned = scanned;
     scanned = 0;
     rf->mod = ct_modules_at(t->mods, regs.r[16]);
+    if (rf->mod) {
+      leave_flush_fragment(rf->mod, &regs, exact);
+      rf->regs = regs;
+    }
     symbolise(t, th, rf, exact);
     n++;
     uint64_t sp = regs.r[CT_REG_SP];

@@ -45,15 +45,22 @@ class Repro:
         sh([os.path.join(args.crashtrail_build, "bin", "crashtrail-cc"), "-" + opt, "-gdwarf-4"] +
            list(flags) + [self.src, "-o", self.exe])
 
-    def run(self, *trace_args):
-        """Oracle lines and timeline steps (line numbers) of one crashing run."""
+    def trace(self, *trace_args):
+        """Runs the program under steptrace; the report's path. IndexError if no dump was
+        written (the signal's instruction was not reached)."""
         for f in glob.glob(os.path.join(self.dir, "*.ctd")):
             os.unlink(f)
         rep = os.path.join(self.dir, "oracle")
         subprocess.run([self.args.steptrace, "-o", rep] + list(trace_args) + ["--", self.exe],
                        capture_output=True, cwd=self.dir, env=dict(os.environ, CRASHTRAIL_DIR=self.dir))
         self.dump = glob.glob(os.path.join(self.dir, "*.ctd"))[0]
-        tl = self.show()
+        self.tl = self.show()
+        return rep
+
+    def run(self, *trace_args):
+        """Oracle lines and timeline steps (line numbers) of one crashing run."""
+        rep = self.trace(*trace_args)
+        tl = self.tl
         report = oracle.read_report(rep)
         o, _ = oracle.oracle_lines(report, oracle.read_pcs(rep + ".pcs"), [self.exe],
                                    [oracle.runtime_dir(self.args.crashtrail_build)])
@@ -466,10 +473,80 @@ def call_args_after_flush(args):
         len(calls), "; ".join(bad) if bad else "every line since visit() was called right")
 
 
+def fragments(exe):
+    """The flushes' out-of-line fragments (pass/SlowPathAsm.cpp) in exe: for each, its
+    instructions' addresses (lea, push, call, nopl, nopl, lea, jmp), the trampoline it calls and
+    the function it returns to."""
+    ins = []
+    for line in sh(["objdump", "-d", "--no-show-raw-insn", exe]).stdout.splitlines():
+        m = re.match(r"\s+([0-9a-f]+):\s+(.*)$", line)
+        if m:
+            ins.append((int(m.group(1), 16), m.group(2).strip()))
+    out = []
+    for i in range(len(ins) - 6):
+        t = [x[1] for x in ins[i:i + 7]]
+        call = re.match(r"call\s+[0-9a-f]+ <(__crashtrail_\w*write_here)>$", t[2])
+        back = re.match(r"jmp\s+[0-9a-f]+ <(\w+)\+0x[0-9a-f]+>$", t[6])
+        if t[0] == "lea    -0x80(%rsp),%rsp" and t[1].startswith("push") and call and \
+                t[3].startswith("nopl") and t[4].startswith("nopl") and \
+                t[5] == "lea    0x88(%rsp),%rsp" and back:
+            out.append(([x[0] for x in ins[i:i + 7]], call.group(1), back.group(1)))
+    return out, ins
+
+
+def flush_fragment_signal(args):
+    r = Repro(args, "refill_signal", "O2", tag="_fragment")
+    entry = int(sh(["readelf", "-h", r.exe]).stdout.split("Entry point address:")[1].split()[0], 16)
+    frags, ins = fragments(r.exe)
+    bad, tested = [], []
+    for addrs, tramp, fn in frags:
+        if fn not in ("classify", "classify_leaf"):
+            continue
+        start = addrs[0]
+        rep = os.path.join(r.dir, "count")
+        sh([args.steptrace, "-o", rep, "-b", "%d" % (start - entry), "-c", "--", r.exe], cwd=r.dir,
+           env=dict(os.environ, CRASHTRAIL_DIR=r.dir))
+        if int(oracle.read_report(rep)["hits"]) < 2:
+            continue  # this flush never (or once) crossed a chunk boundary
+        je = [a for a, t in ins if re.match(r"je\s+%x " % start, t)]
+        if len(je) != 1:
+            bad.append("%s: %d jumps to the fragment at %#x" % (fn, len(je), start))
+            continue
+        line = int(sh(["addr2line", "-e", r.exe, "%x" % je[0]]).stdout.strip().split(":")[-1].split()[0])
+        t_delta = r.symbol_delta(tramp)
+        # Each instruction the fragment runs (its start on the second arrival: stepping starts
+        # at the first), and the trampoline's first two (the fragment's return address still
+        # the unwinders' return address).
+        points = [("start", start, 2), ("push", addrs[1], 1), ("call", addrs[2], 1),
+                  ("restore", addrs[5], 1), ("jump back", addrs[6], 1)]
+        points += [(tramp + " entry", entry + t_delta, 1)]
+        for what, a, arrival in points:
+            try:
+                r.trace("-b", "%d" % (start - entry), "-a", "%d:%d" % (a - entry, arrival))
+            except IndexError:
+                bad.append("%s's fragment, %s: no dump" % (fn, what))
+                continue
+            th = next(x for x in r.tl["threads"] if x["crashed"])
+            stack = [f["function"] for f in th["stack"]]
+            want = ([tramp] if "entry" in what else []) + [fn, "main"]
+            steps = oracle.timeline_steps(r.tl)[0]
+            lost = [w for w in r.tl["warnings"] if "not recoverable" in w or "uncertain" in w]
+            tested.append(what)
+            if stack[:len(want)] != want or not steps or steps[-1][1] != line or lost:
+                bad.append("%s's fragment, signal at %s: stack %s, last step %s (the flush's line "
+                           "%d)%s" % (fn, what, stack[:4], steps[-1][1] if steps else None, line,
+                                      "; " + lost[0] if lost else ""))
+    if not tested:
+        return True, "no fragment of classify() or classify_leaf() ran twice: nothing tested"
+    return bool(bad), "%d signals in flush fragments; %s" % (
+        len(tested), "; ".join(bad) if bad else "each frame back in its function at the flush's "
+        "line, main() above, the path recovered")
+
+
 CHECKS = [decl_line, libc_call, lifetime_lines, crash_line_twice, line0_crash_step, prologue_signal,
           refill_signal, edge_store_signal, valgrind_dwarf5, lua_dispatch, line_order, entry_hoist,
           check_flush_signal, call_signal, line0_block_start, sunk_case_code, call_result_spill,
-          return_flush_epilogue, call_args_after_flush]
+          return_flush_epilogue, call_args_after_flush, flush_fragment_signal]
 
 
 def main():

@@ -1,0 +1,123 @@
+/*
+ * flush_fragment.c - recognising a frame stopped in a flush's out-of-line fragment, and
+ * putting it back in its function.
+ *
+ * A flush's slow path (pass/SlowPathAsm.cpp) runs five instructions in a cold section of the
+ * function's own, with no unwind information and, after linking, no symbol of its own (so
+ * symbol tables name it after whatever precedes it: `_init` in a shared library whose cold
+ * text follows .plt):
+ *
+ *       start: leaq -128(%rsp), %rsp                   48 8d 64 24 80
+ *       push:  pushq ACC                               50+r | 41 50+r | 6a ib | 68 id
+ *       call:  callq trampoline                        e8 rel32
+ *       nop1:  nopl (label2 - .)(%rax)                 0f 1f 80 rel32
+ *       nop2:  nopl (label3 - .)(%rax)                 0f 1f 80 rel32
+ *       L:     leaq 136(%rsp), %rsp                    48 8d a4 24 88 00 00 00
+ *       jmp:   jmp label3                              e9 rel32
+ *
+ * The trampoline returns past the no-ops. A thread a signal stops in the fragment (an
+ * asynchronous kill lands there now and then: with two instrumented modules every stamped flush
+ * runs its fragment) is, for the post-mortem, its function in the middle of the flush: before
+ * the call returned the record is not written (the function at label 2, the fast path's first
+ * data store, with its stack pointer), after it the record is written (label 3, the flush's
+ * end). A return address at nop1 (the trampoline's own frame before its CFI names label 3)
+ * becomes label 3, the return address its CFI names afterwards.
+ *
+ * Recognition: for each instruction of the fragment the pc could be at, the fixed bytes around
+ * L are checked, and label 3 as the jump's target must equal label 3 as the second no-op's
+ * displacement: 28 fixed bytes and a cross-check, which ordinary code does not match by chance.
+ * Every general register but the stack pointer is the function's in the fragment.
+ */
+#include <string.h>
+
+#include "flush_fragment.h"
+
+enum { CALL_TO_L = 19, NOP1_TO_L = 14, NOP2_TO_L = 7, L_TO_JMP = 8, JMP_LEN = 5 };
+
+static const uint8_t lea_up[] = {0x48, 0x8d, 0xa4, 0x24, 0x88, 0x00, 0x00, 0x00};
+static const uint8_t lea_down[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
+static const uint8_t nopl[] = {0x0f, 0x1f, 0x80};
+
+struct window {
+  const uint8_t *code;
+  uint64_t addr;
+  size_t len;
+};
+
+static const uint8_t *at(const struct window *w, uint64_t a, size_t n) {
+  if (a < w->addr || a - w->addr > w->len || n > w->len - (a - w->addr)) return NULL;
+  return w->code + (a - w->addr);
+}
+
+static int32_t rel32(const uint8_t *p) {
+  int32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+/* The length of a `pushq ACC` at p (a register or a sign-extended immediate), or 0. */
+static size_t push_length(const struct window *w, uint64_t a) {
+  const uint8_t *p = at(w, a, 1);
+  if (!p) return 0;
+  if ((p[0] & 0xf8) == 0x50) return 1;
+  if (p[0] == 0x6a) return 2;
+  if (p[0] == 0x68) return 5;
+  p = at(w, a, 2);
+  return p && p[0] == 0x41 && (p[1] & 0xf8) == 0x50 ? 2 : 0;
+}
+
+/* Whether a fragment's call, no-ops, stack restore and jump are around L; its labels if so. */
+static int fragment_tail(const struct window *w, uint64_t l, uint64_t *label2, uint64_t *label3) {
+  if (l < CALL_TO_L) return 0;
+  const uint8_t *p = at(w, l - CALL_TO_L, CALL_TO_L + L_TO_JMP + JMP_LEN);
+  if (!p) return 0;
+  const uint8_t *nop1 = p + CALL_TO_L - NOP1_TO_L, *nop2 = p + CALL_TO_L - NOP2_TO_L;
+  const uint8_t *lea = p + CALL_TO_L, *jmp = lea + L_TO_JMP;
+  if (p[0] != 0xe8 || memcmp(nop1, nopl, 3) || memcmp(nop2, nopl, 3) ||
+      memcmp(lea, lea_up, sizeof lea_up) || jmp[0] != 0xe9)
+    return 0;
+  uint64_t by_jump = l + L_TO_JMP + JMP_LEN + (uint64_t)(int64_t)rel32(jmp + 1);
+  uint64_t by_nop = l - NOP2_TO_L + 3 + (uint64_t)(int64_t)rel32(nop2 + 3);
+  if (by_jump != by_nop) return 0;
+  *label2 = l - NOP1_TO_L + 3 + (uint64_t)(int64_t)rel32(nop1 + 3);
+  *label3 = by_jump;
+  return 1;
+}
+
+int ct_flush_fragment_at(const uint8_t *code, uint64_t code_addr, size_t len, uint64_t pc,
+                         int exact, uint64_t *fn_pc, uint64_t *sp_add) {
+  struct window w = {code, code_addr, len};
+  uint64_t l2, l3;
+  if (!exact) { /* a return address: the trampoline's, as pushed or as it rewrote it */
+    if (fragment_tail(&w, pc + NOP1_TO_L, &l2, &l3) || fragment_tail(&w, pc, &l2, &l3)) {
+      *fn_pc = l3;
+      *sp_add = 0;
+      return 1;
+    }
+    return 0;
+  }
+  if (pc >= L_TO_JMP && fragment_tail(&w, pc - L_TO_JMP, &l2, &l3)) {
+    *fn_pc = l3, *sp_add = 0; /* at the jump back: the stack restored */
+    return 1;
+  }
+  if (fragment_tail(&w, pc, &l2, &l3) || fragment_tail(&w, pc + NOP1_TO_L, &l2, &l3)) {
+    *fn_pc = l3, *sp_add = 136; /* the record written; red zone and accumulator still below */
+    return 1;
+  }
+  if (fragment_tail(&w, pc + CALL_TO_L, &l2, &l3)) {
+    *fn_pc = l2, *sp_add = 136;
+    return 1;
+  }
+  size_t push = push_length(&w, pc);
+  if (push && fragment_tail(&w, pc + push + CALL_TO_L, &l2, &l3)) {
+    *fn_pc = l2, *sp_add = 128;
+    return 1;
+  }
+  const uint8_t *p = at(&w, pc, sizeof lea_down);
+  push = p && !memcmp(p, lea_down, sizeof lea_down) ? push_length(&w, pc + sizeof lea_down) : 0;
+  if (push && fragment_tail(&w, pc + sizeof lea_down + push + CALL_TO_L, &l2, &l3)) {
+    *fn_pc = l2, *sp_add = 0;
+    return 1;
+  }
+  return 0;
+}
