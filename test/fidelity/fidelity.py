@@ -119,6 +119,8 @@ class Env:
                           os.path.join(self.ct, "lib", "libcrashtrail-rt.a"), self.ctcc]
         self.steptrace = args.steptrace or os.path.join(self.bin, "steptrace")
         self.jobs = args.jobs
+        # crashtrail-cc only: the pass's options under test (-mllvm -crashtrail-carry-acc)
+        self.pass_flags = [f for o in args.pass_option or [] for f in ("-mllvm", o)]
         for d in (self.src, self.bin, self.runs):
             os.makedirs(d, exist_ok=True)
 
@@ -207,6 +209,7 @@ def build_step(out, cmd, inputs):
 
 
 def compile_obj(env, src, obj, opt, flags, plain=False):
+    flags = flags + ([] if plain else env.pass_flags)
     return build_step(obj, [compiler(env, plain), "-" + opt, "-gdwarf-4", "-w"] + flags +
                       ["-c", src, "-o", obj + ".tmp"], [src] + env.ct_inputs)
 
@@ -372,7 +375,7 @@ def csmith_program_locked(env, seed, opt):
         exe = base + "." + opt + (".plain" if plain else "")
         if newer(exe, src, *env.ct_inputs):
             run([compiler(env, plain), "-" + opt, "-gdwarf-4", "-w", "-I" + CSMITH_INC, src,
-                 "-o", exe + ".tmp"])
+                 "-o", exe + ".tmp"] + ([] if plain else env.pass_flags))
             os.replace(exe + ".tmp", exe)
     return base + "." + opt, line
 
@@ -609,6 +612,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--set", choices=("ci", "full"), default="ci")
     ap.add_argument("--only", help="run the cases whose name matches this regex")
+    ap.add_argument("--pass-option", action="append", help="a pass option (-crashtrail-...) for "
+                    "every instrumented compile, passed with -mllvm; repeatable")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--steptrace", help="a built steptrace (default: build it into WORK/bin)")
     ap.add_argument("--table", help="write the results table (markdown) here")
