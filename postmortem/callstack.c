@@ -581,7 +581,9 @@ static inline __attribute__((always_inline)) int record_summarised(struct ct_cal
     const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
     if (!f || !ct_sw_summarise(s, r->fn, f, r->acc)) return 0;
   }
-  if (may_flow(cs, s->f)) return 0; /* record_walked tries its start in the innermost frame */
+  /* record_walked tries its start in the innermost frame, or with an empty model in a
+   * carried callee (record_flow_fresh): the same records as full decoding */
+  if (may_flow(cs, s->f) || (!cs->n && (s->f->flags & CT_FN_FLOW_ANY))) return 0;
   cs->th->records++;
   cs->time = r->time_ns;
   cs->gap |= gap;

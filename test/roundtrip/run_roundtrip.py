@@ -24,6 +24,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from window_check import check_windows  # noqa: E402
+
 CSMITH_INC = "/usr/include/csmith"
 
 
@@ -135,6 +138,22 @@ def one(args, src, opt, work, extra_flags=()):
         return "fail", bad
     if tl["warnings"]:
         return "fail", "warnings: %s" % tl["warnings"]
+    if args.windows:
+        # The whole run, then a run whose 32 KB rings wrapped: its history starts mid-way,
+        # with an empty call-stack model, where a record may start in any carried callee.
+        problems = check_windows(ct, dump, tl)
+        small = os.path.join(work, name + ".small")
+        os.makedirs(small)
+        sh([inst], timeout=args.timeout * 20 + 30, cwd=work,
+           env=dict(env, CRASHTRAIL_DIR=small, CRASHTRAIL_RING_KB="32"))
+        for f in os.listdir(small):
+            w = sh([ct, "show", "--format=json", os.path.join(small, f)])
+            if w.returncode:
+                return "fail", "crashtrail show failed (32 KB rings): " + w.stderr
+            problems += check_windows(ct, os.path.join(small, f), json.loads(w.stdout))
+        shutil.rmtree(small, ignore_errors=True)
+        if problems:
+            return "fail", "--steps=N differs from the full timeline: " + "; ".join(problems[:5])
     # A passed program's dump holds its whole rings (--ring-kb each): 200 seeds at two levels
     # kept until the end filled a 50 GB disk. Failures keep theirs, for CT_KEEP.
     shutil.rmtree(dumps, ignore_errors=True)
@@ -156,6 +175,8 @@ def main():
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=3.0)
     ap.add_argument("--ring-kb", type=int, default=131072)
+    ap.add_argument("--windows", action="store_true",
+                    help="also check windowed decoding (--steps=N) against the full timeline")
     ap.add_argument("--pass-option", action="append", default=[],
                     help="an -mllvm option for the instrumented build (e.g. -crashtrail-carry-acc)")
     ap.add_argument("--tables", action="store_true",
