@@ -91,6 +91,13 @@ VARIANTS = {
                       ldflags=["{RT}", "-Wl,--export-dynamic-symbol=__crashtrail_*,"
                                "--export-dynamic-symbol=crashtrail_*", "-lpthread"],
                       helpers=[], env={"CRASHTRAIL_DIR": "{TMP}"}),
+    # Opt-in: a local function takes its callers' accumulator and returns it (docs/design.md,
+    # "Carried accumulators"); measured beside the default until it becomes the default.
+    "ct-carry": dict(label="crashtrail ring, carried acc.",
+                     cflags=["-fplugin={PASS}", "-fplugin-arg-crashtrail-carry-acc=1"],
+                     ldflags=["{RT}", "-Wl,--export-dynamic-symbol=__crashtrail_*,"
+                              "--export-dynamic-symbol=crashtrail_*", "-lpthread"],
+                     helpers=[], env={"CRASHTRAIL_DIR": "{TMP}"}),
     "pcguard": dict(label="trace-pc-guard ring", cflags=["-fsanitize-coverage=trace-pc-guard"],
                     ldflags=[], helpers=["pcguard_ring.c"], env={}),
     "cov8": dict(label="inline-8bit-counters", cflags=["-fsanitize-coverage=inline-8bit-counters"],
@@ -105,7 +112,7 @@ VARIANTS = {
                 ldflags=["-fprofile-instr-generate"], helpers=[],
                 env={"LLVM_PROFILE_FILE": "{TMP}/prof-%p.profraw"}),
 }
-CT_VARIANTS = ("ct-ring", "ct-tables")
+CT_VARIANTS = ("ct-ring", "ct-tables", "ct-carry")
 
 # ---- workloads --------------------------------------------------------------------------------
 # units: (object name, source path relative to a source root, extra flags); args: full run,
@@ -825,6 +832,12 @@ def targets(res, summ, single, multi):
         i = ring["ir_geo"]
         row("ring: instructions <= 1.15x", fmt(i), i <= 1.15 if i else None,
             f"{(i / 1.15 - 1) * 100:+.0f}% vs target" if i else "")
+    carry = summ.get("ct-carry")
+    if carry and carry["wall_geo"]:
+        row("ring, carried accumulators (opt-in): the same targets", f"wall {fmt(carry['wall_geo'])}"
+            f", worst {fmt(carry['wall_worst'])}, instructions {fmt(carry['ir_geo'])}",
+            carry["wall_geo"] <= 1.10 and carry["wall_worst"] <= 1.20 and
+            (carry["ir_geo"] or 9) <= 1.15, f"CPU time {fmt(carry['cpu_geo'])}")
     if tab:
         g = tab["wall_geo"]
         row("ring+tables: wall geomean <= 1.20x", fmt(g), g <= 1.20 if g else None,
@@ -870,7 +883,8 @@ def svg_chart(res, summ, single, multi):
     """Grouped bars: wall-time ratio per variant, per workload plus the geomean. Plain SVG."""
     variants = [v for v in res["variants"] if v != "base"]
     groups = [(w, w) for w in single] + [("geomean", None)] + [(w, w) for w in multi]
-    colors = ["#1f6feb", "#58a6ff", "#d29922", "#3fb950", "#a371f7", "#f85149", "#8b949e"]
+    colors = ["#1f6feb", "#58a6ff", "#0a3069", "#d29922", "#3fb950", "#a371f7", "#f85149",
+              "#8b949e"]
     cap, w_bar, gap, left, top, h = 3.0, 14, 26, 60, 40, 260
     width = left + len(groups) * (len(variants) * w_bar + gap) + 190
     y = lambda r: top + h - (min(r, cap) - 0) / cap * h  # noqa: E731
