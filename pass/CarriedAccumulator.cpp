@@ -12,7 +12,8 @@
 //
 // Which functions qualify: internal linkage, returning (a noreturn call keeps its flush, for
 // the crash path); every use a direct call (not an invoke, not
-// musttail) from a function that is itself instrumented with optimisation; nounwind (an
+// musttail) from a function that is itself instrumented with optimisation, and carried or
+// entered only where the decoder knows it was (entryKnown); nounwind (an
 // exception would leave with the accumulator in a register), not variadic, no personality; no
 // musttail or returns-twice call inside; a result that fits one register (void, an integer of
 // at most 64 bits, a pointer, float or double), so that `{T, i64}` stays in registers.
@@ -141,6 +142,24 @@ static Function *rewrite(Function &G, function_ref<void(Function &)> Forget) {
   return NF;
 }
 
+// Whether the decoder can tell that a record starting at C's entry is C's: the thread's main,
+// or a function only called directly from instrumented code (the model then knows the caller
+// and which call it makes). A record of a carried function can start at the entry of a caller
+// that is not carried itself; if that caller is an indirect call's target or called from
+// uninstrumented code, the record names neither it nor its caller (records of sqlite3Malloc
+// started in any of four functions when pthreadMutexAlloc, called through a pointer, carried
+// into it), so such callers do not carry into anything.
+static bool entryKnown(const Function &C, const std::set<Function *> &Instrumented) {
+  if (C.getName() == "main") return true;
+  if (!C.hasLocalLinkage()) return false;
+  for (const Use &U : C.uses()) {
+    const auto *CB = dyn_cast<CallBase>(U.getUser());
+    if (!CB || CB->getCalledOperand() != &C || !Instrumented.count(const_cast<Function *>(CB->getFunction())))
+      return false;
+  }
+  return true;
+}
+
 unsigned carryAccumulator(std::vector<Function *> &Candidates,
                           function_ref<const TargetLibraryInfo &(Function &)> GetTLI,
                           function_ref<void(Function &)> Forget) {
@@ -150,8 +169,9 @@ unsigned carryAccumulator(std::vector<Function *> &Candidates,
     if (qualifies(*G, Instrumented)) Set.insert(G);
   // A function whose call in tail position writes a record (any call that may run
   // instrumented code, but one that carries the accumulator too) would give up that tail
-  // call (its result is returned with the accumulator now): not carried. To a fixpoint, since
-  // a call to a function dropped here writes a record.
+  // call (its result is returned with the accumulator now): not carried; nor one with a caller
+  // that is not carried and may be entered unknowably. To a fixpoint, since a call to a
+  // function dropped here writes a record, and the function is a caller that is not carried.
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (auto It = Set.begin(); It != Set.end();) {
@@ -165,6 +185,10 @@ unsigned carryAccumulator(std::vector<Function *> &Candidates,
                 isRecordingCall(*CI, TLI) &&
                 !(CI->getCalledFunction() && Set.count(CI->getCalledFunction())))
               Records = true;
+      for (Use &U : G->uses()) { // every caller carried itself, or entered knowably
+        Function *C = cast<CallInst>(U.getUser())->getFunction();
+        if (!Set.count(C) && !entryKnown(*C, Instrumented)) Records = true;
+      }
       if (Records) {
         It = Set.erase(It);
         Changed = true;

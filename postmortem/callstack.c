@@ -52,6 +52,8 @@ struct ct_callstack {
   struct ct_tl_thread *th;
   struct frame *fr;
   size_t n, cap;
+  struct frame *save; /* a copy of fr while a record's start is tried (record_flow_entered) */
+  size_t save_cap;
   uint32_t *path; /* blocks of the zero-bit walk being tried */
   size_t path_cap;
   uint64_t time;  /* of the record being decoded: given to the steps of elided ones too */
@@ -86,6 +88,7 @@ int ct_callstack_last_record(const struct ct_callstack *cs, const struct ct_modu
 void ct_callstack_free(struct ct_callstack *cs) {
   if (!cs) return;
   free(cs->fr);
+  free(cs->save);
   free(cs->path);
   ct_sw_free(cs->sw);
   free(cs);
@@ -519,25 +522,35 @@ static int calls_carried(const struct ct_meta *meta, const struct ct_mfunc *f,
 
 /* Where a record of f (or the unfinished path of a frame of f) can start when nothing is known
  * before it: in f or in a function that reaches f by carried calls, the nearest first, and
- * those not carried themselves before the others (a thread starts in one of them). Fills
- * cand[0..32); returns how many. */
-static size_t carried_starts(struct ct_module *m, const struct ct_mfunc *f,
-                             const struct ct_mfunc *cand[32]) {
-  const struct ct_mfunc *near[32];
-  size_t n = 0, k = 0;
-  near[n++] = f;
-  for (size_t i = 0; i < n && n < 32; i++) /* callers by carried calls, breadth first */
-    for (size_t j = 0; j < m->meta->nfuncs && n < 32; j++) {
-      const struct ct_mfunc *g = &m->meta->funcs[j];
-      if (!(g->flags & CT_FN_FLOW_ANY) || g->unit != f->unit) continue;
-      int seen = 0;
-      for (size_t l = 0; l < n; l++) seen |= near[l] == g;
-      if (!seen && calls_carried(m->meta, g, near[i]) && ct_meta_ready(m->meta, g)) near[n++] = g;
-    }
-  for (int carried = 0; carried < 2; carried++)
-    for (size_t i = 0; i < n; i++)
-      if (((near[i]->flags & CT_FN_FLOW) != 0) == carried) cand[k++] = near[i];
-  return k;
+ * those not carried themselves before the others (a thread starts in one of them). At most 32;
+ * found once per function (a scan of the module's functions) and kept in its metadata. Returns
+ * how many, *cand the list; 0 when out of memory. */
+static size_t carried_starts(struct ct_module *m, const struct ct_mfunc *fc,
+                             const struct ct_mfunc *const **cand) {
+  struct ct_mfunc *f = &m->meta->funcs[fc - m->meta->funcs];
+  if (!f->starts) {
+    const struct ct_mfunc *near[32];
+    size_t n = 0, k = 0;
+    near[n++] = f;
+    for (size_t i = 0; i < n && n < 32; i++) /* callers by carried calls, breadth first */
+      for (size_t j = 0; j < m->meta->nfuncs && n < 32; j++) {
+        const struct ct_mfunc *g = &m->meta->funcs[j];
+        if (!(g->flags & CT_FN_FLOW_ANY) || g->unit != f->unit) continue;
+        int seen = 0;
+        for (size_t l = 0; l < n; l++) seen |= near[l] == g;
+        if (!seen && calls_carried(m->meta, g, near[i]) && ct_meta_ready(m->meta, g))
+          near[n++] = g;
+      }
+    const struct ct_mfunc **list = ct_arena_alloc(&m->meta->arena, n * sizeof *list);
+    if (!list) return 0;
+    for (int carried = 0; carried < 2; carried++)
+      for (size_t i = 0; i < n; i++)
+        if (((near[i]->flags & CT_FN_FLOW) != 0) == carried) list[k++] = near[i];
+    f->nstarts = (uint32_t)k;
+    f->starts = list;
+  }
+  *cand = f->starts;
+  return f->nstarts;
 }
 
 /* A record of W (which carries an accumulator or makes carried calls) with nothing known
@@ -546,8 +559,8 @@ static size_t carried_starts(struct ct_module *m, const struct ct_mfunc *f,
 static int record_flow_fresh(struct ct_callstack *cs, const struct ct_rec *r,
                              const struct ct_mfunc *W, struct ct_module *m, uint16_t mod,
                              int gap) {
-  const struct ct_mfunc *cand[32];
-  size_t nc = carried_starts(m, W, cand);
+  const struct ct_mfunc *const *cand;
+  size_t nc = carried_starts(m, W, &cand);
   for (size_t i = 0; i < nc; i++) {
     struct ct_walk w;
     if (ct_walk_start(&w, cand[i], r->acc) != CT_WALK_BLOCK) continue;
@@ -557,6 +570,65 @@ static int record_flow_fresh(struct ct_callstack *cs, const struct ct_rec *r,
     cs->th->depth++;
     pop(cs);
     cs->n = 0;
+  }
+  return 0;
+}
+
+/* A record of W, which carries its caller's accumulator, that starts at the entry of a new
+ * invocation of a function whose carried calls reach W (a public function calling its static
+ * helper: `sqlite3_open` -> `openDatabase`), not in the innermost frame. The start is the
+ * candidate (carried_starts) the model reaches through elided flushes (the call its innermost
+ * known frame makes next); when none is reachable (the innermost frame is an indirect call's
+ * target, or code without records that calls back), any candidate whose walk fits may be it:
+ * the first is taken, and where several fit the timeline says so and marks a gap. Located as
+ * the candidate's own entry record would be, then walked as record_flow's; tried on a copy of
+ * the model, restored when the walk does not fit. */
+static int flow_start_fits(struct ct_callstack *cs, const struct ct_rec *r,
+                           const struct ct_mfunc *W, const struct ct_mfunc *c, struct ct_module *m,
+                           uint16_t mod) {
+  struct ct_walk w;
+  if (ct_walk_start(&w, c, r->acc) != CT_WALK_BLOCK || w.site != 0) return 0;
+  push(cs, (struct frame){c, m, mod, FR_KNOWN, 0, UINT32_MAX});
+  int fits = flow_fits(cs, w, W, c->site_bits);
+  pop(cs);
+  return fits;
+}
+
+static int record_flow_entered(struct ct_callstack *cs, const struct ct_rec *r,
+                               const struct ct_mfunc *W, struct ct_module *m, uint16_t mod,
+                               int gap) {
+  const struct ct_mfunc *const *cand;
+  size_t nc = carried_starts(m, W, &cand), pick = nc, fitting = 0;
+  for (size_t i = 0; i < nc && pick == nc; i++)
+    if (cand[i] != W && reachable(cs, cs->n, cand[i], 0) &&
+        flow_start_fits(cs, r, W, cand[i], m, mod))
+      pick = i, fitting = 1;
+  if (pick == nc && cs->fr[cs->n - 1].kind != FR_KNOWN)
+    for (size_t i = 0; i < nc; i++)
+      if (cand[i] != W && flow_start_fits(cs, r, W, cand[i], m, mod) && !fitting++) pick = i;
+  if (pick == nc) return 0;
+  if (cs->save_cap < cs->n) {
+    struct frame *ns = realloc(cs->save, cs->n * sizeof *ns);
+    if (!ns) return 0;
+    cs->save = ns;
+    cs->save_cap = cs->n;
+  }
+  size_t n = cs->n;
+  long depth = cs->th->depth;
+  memcpy(cs->save, cs->fr, n * sizeof *cs->fr);
+  /* "empty": the record is W's, not written at a flush of the candidate's, elided or not */
+  locate(cs, cand[pick], m, mod, 0, 1);
+  if (fitting > 1) {
+    ct_timeline_warn(cs->t, "records of %s may start in %zu functions that carry into it (the "
+                     "target of an indirect call is not recorded): %s, the first, is shown, "
+                     "after a gap", W->display, fitting, cand[pick]->display);
+    gap = 1;
+  }
+  if (cs->n && cs->fr[cs->n - 1].f == cand[pick] && record_flow(cs, r, W, mod, gap)) return 1;
+  if (cs->cap >= n) { /* else the model could not grow: nothing to restore into */
+    memcpy(cs->fr, cs->save, n * sizeof *cs->fr);
+    cs->n = n;
+    cs->th->depth = depth;
   }
   return 0;
 }
@@ -581,9 +653,11 @@ static inline __attribute__((always_inline)) int record_summarised(struct ct_cal
     const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
     if (!f || !ct_sw_summarise(s, r->fn, f, r->acc)) return 0;
   }
-  /* record_walked tries its start in the innermost frame, or with an empty model in a
-   * carried callee (record_flow_fresh): the same records as full decoding */
-  if (may_flow(cs, s->f) || (!cs->n && (s->f->flags & CT_FN_FLOW_ANY))) return 0;
+  /* record_walked tries its start in the innermost frame, in a new invocation of a function
+   * that carries into it, or with an empty model in any of those: as full decoding does */
+  if (may_flow(cs, s->f) || (s->f->flags & CT_FN_FLOW) ||
+      (!cs->n && (s->f->flags & CT_FN_FLOW_ANY)))
+    return 0;
   cs->th->records++;
   cs->time = r->time_ns;
   cs->gap |= gap;
@@ -610,10 +684,12 @@ static __attribute__((noinline)) void record_walked(struct ct_callstack *cs, con
     ct_timeline_warn(cs->t, "records from an unknown function in %s (stale metadata?)", m->name);
     return;
   }
-  if (may_flow(cs, f) ? record_flow(cs, r, f, mod, gap)
-                      : (f->flags & CT_FN_FLOW_ANY) && !cs->n &&
-                            record_flow_fresh(cs, r, f, m, mod, gap))
-    return;
+  /* A record that may start elsewhere than in f: in the innermost frame, in a new invocation
+   * of a function that carries into f (above any innermost frame, known or not), or, with
+   * nothing known, in any of those */
+  if (may_flow(cs, f) && record_flow(cs, r, f, mod, gap)) return;
+  if ((f->flags & CT_FN_FLOW) && cs->n && record_flow_entered(cs, r, f, m, mod, gap)) return;
+  if ((f->flags & CT_FN_FLOW_ANY) && !cs->n && record_flow_fresh(cs, r, f, m, mod, gap)) return;
   int st = ct_walk_start(&w, f, r->acc);
   if (st != CT_WALK_BLOCK) {
     th->bad_records++;
@@ -751,8 +827,8 @@ const struct ct_mfunc *ct_callstack_flow_pending(struct ct_callstack *cs, const 
     return pending_walk(cs, w, 0);
   }
   /* Nothing recorded before it: the accumulator starts in one of carried_starts. */
-  const struct ct_mfunc *cand[32];
-  size_t nc = carried_starts(m, f, cand);
+  const struct ct_mfunc *const *cand;
+  size_t nc = carried_starts(m, f, &cand);
   for (size_t i = 0; i < nc; i++) {
     if (ct_walk_start(&w, cand[i], acc) != CT_WALK_BLOCK) continue;
     push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX});

@@ -84,6 +84,10 @@ struct ct_mfunc {
   uint32_t unit;   /* which unit (translation unit or comdat) of the module described it */
   uint32_t module; /* set by the caller: which dump module this belongs to */
   int ready;       /* ct_meta_ready: 1 done, -1 failed (out of memory), 0 not yet */
+  /* the decoder's: where a record of this function may start when it carries an accumulator
+   * (callstack.c carried_starts), found once: NULL until then */
+  const struct ct_mfunc **starts;
+  uint32_t nstarts;
 };
 
 struct ct_meta {

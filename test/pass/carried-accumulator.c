@@ -6,12 +6,15 @@
 // (`jump`: it would lose the jump) is left alone, as is one whose address is taken (`cb`) or
 // whose result does not fit a register beside the accumulator (`pair`). The callee's entry and the caller's
 // continuation are check points where bits can follow; the entry of a function without
-// branches (`twice`) needs none.
+// branches (`twice`) needs none. A function called by one that is not carried and may be
+// entered where the decoder cannot tell (`halve`, called by the external `api`) is left alone
+// too: a record of it could start in any such caller.
 // RUN: %clang -fplugin=%plugin -mllvm -crashtrail-carry-acc -O2 -g -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-carry-acc=1 -O2 -g -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clang -fplugin=%plugin -O2 -g -S -emit-llvm %s -o - | FileCheck %s --check-prefix=OFF
 // RUN: %clang -fplugin=%plugin -mllvm -crashtrail-carry-acc -O2 -g %s %rt -lpthread -o %t && %t 7 | FileCheck %s --check-prefix=EXE
 // RUN: %crashtrail meta %t | FileCheck %s --check-prefix=META
+// RUN: %clang -fplugin=%plugin -mllvm -crashtrail-carry-acc -O2 -g -S -emit-llvm %s -o - | FileCheck %s --check-prefix=ENTRY
 #include <stdio.h>
 #include <stdlib.h>
 struct two { long a, b; };
@@ -28,12 +31,15 @@ __attribute__((noinline)) static struct two pair(long x) { struct two t = {x, x 
 int (*volatile fp)(int) = cb;
 __attribute__((noinline)) static void outer(int x) { if (x) hits += fp(x); }
 __attribute__((noinline)) static int jump(int x) { return fp(x + 1); }
+__attribute__((noinline)) static int halve(int x) { return x > 1 ? x / 2 : x; }
+__attribute__((noinline)) int api(int x) { return halve(x) + 1; }
 
 int main(int argc, char **argv) {
   int x = argc > 1 ? atoi(argv[1]) : 0, s = 0;
   for (int i = 0; i < x; i++) s += clampi(i * 3, 2, 9) + twice(i);
   logs(s);
   outer(x);
+  hits += api(x);
   struct two t = pair(x);
   printf("%d %d %ld %d\n", s, fp(-x), t.a + t.b, jump(x));
   return 0;
@@ -62,6 +68,9 @@ int main(int argc, char **argv) {
 // CHECK: __crashtrail_stamped_write_here
 // CHECK-LABEL: define internal fastcc i32 @jump(i32
 // CHECK: attributes #[[CARRY]] = {{.*}}"crashtrail-carries-acc"
+
+// ENTRY-DAG: define internal {{.*}}i32 @halve(i32 {{[^,]*}}) {{.*}}{
+// ENTRY-DAG: call {{.*}}i32 @halve(i32 {{[^,]*}})
 
 // OFF-NOT: crashtrail-carries-acc
 // OFF: call fastcc i32 @clampi(
