@@ -465,7 +465,10 @@ static int record_flow(struct ct_callstack *cs, const struct ct_rec *r, const st
   struct frame *top = &cs->fr[cs->n - 1];
   const struct ct_mfunc *S = top->f;
   struct ct_walk w;
-  if (ct_walk_start(&w, S, r->acc) != CT_WALK_BLOCK || !is_next_record(top, S, w.site, w.nbits == 0) ||
+  /* A record of W that starts in another function S is not S's: S's next flush being elided
+   * says nothing about it */
+  if (ct_walk_start(&w, S, r->acc) != CT_WALK_BLOCK ||
+      !is_next_record(top, S, w.site, w.nbits == 0 || S != W) ||
       !flow_fits(cs, w, W, S->site_bits))
     return 0;
   cs->time = r->time_ns;
@@ -633,6 +636,33 @@ static int record_flow_entered(struct ct_callstack *cs, const struct ct_rec *r,
   return 0;
 }
 
+/* Whether a record may be f's own from f's entry (a new invocation, which locate places, above
+ * code without records if need be): f is not carried and its walk starts at its entry. */
+static int own_entry_record(const struct ct_mfunc *f, uint64_t acc) {
+  struct ct_walk w;
+  return !(f->flags & CT_FN_FLOW) && ct_walk_start(&w, f, acc) == CT_WALK_BLOCK && w.site == 0;
+}
+
+/* A record that may cross carried calls or returns and starts in a frame the model holds but
+ * has not reached: the innermost frames returned or made elided flushes since their last
+ * records (an uninstrumented callee such as malloc returned, then its caller's return was
+ * elided, and the record starts in the carried function below it). The model is brought
+ * there as locate brings it to a record of its own: frames without records are popped, the
+ * innermost known frame advanced through its elided flushes, until the record's walk fits at
+ * the innermost frame. 0 when it never does; the model is then where locate would leave it. */
+static int record_flow_located(struct ct_callstack *cs, const struct ct_rec *r,
+                               const struct ct_mfunc *W, uint16_t mod, int gap) {
+  for (unsigned guard = 0; cs->n && guard < 256; guard++) {
+    if (cs->fr[cs->n - 1].kind != FR_KNOWN) {
+      pop(cs); /* code without records that has returned: the record is not an entry */
+      continue;
+    }
+    if (record_flow(cs, r, W, mod, gap)) return 1;
+    if (!advance(cs)) return 0;
+  }
+  return 0;
+}
+
 /* Whether a record of f may start in another function than f: the innermost frame or f
  * carries an accumulator or makes carried calls. */
 static inline int may_flow(const struct ct_callstack *cs, const struct ct_mfunc *f) {
@@ -685,10 +715,13 @@ static __attribute__((noinline)) void record_walked(struct ct_callstack *cs, con
     return;
   }
   /* A record that may start elsewhere than in f: in the innermost frame, in a new invocation
-   * of a function that carries into f (above any innermost frame, known or not), or, with
-   * nothing known, in any of those */
+   * of a function that carries into f (above any innermost frame, known or not), in a frame
+   * below frames that returned without records, or, with nothing known, in any of those */
   if (may_flow(cs, f) && record_flow(cs, r, f, mod, gap)) return;
   if ((f->flags & CT_FN_FLOW) && cs->n && record_flow_entered(cs, r, f, m, mod, gap)) return;
+  if ((f->flags & CT_FN_FLOW_ANY) && cs->n && !own_entry_record(f, r->acc) &&
+      record_flow_located(cs, r, f, mod, gap))
+    return;
   if ((f->flags & CT_FN_FLOW_ANY) && !cs->n && record_flow_fresh(cs, r, f, m, mod, gap)) return;
   int st = ct_walk_start(&w, f, r->acc);
   if (st != CT_WALK_BLOCK) {

@@ -141,6 +141,9 @@ static uint32_t zero_walk_end(const struct ct_mfunc *f, uint32_t site) {
       if (f->wb[b].flush_used == 0) return UINT32_MAX; /* a check point fires on entry */
       continue;
     }
+    /* A carried function's return writes nothing (its path goes on in its caller's record),
+     * whatever its flag says: a record with bits can start before it */
+    if (mb->term == CT_TERM_RETURN && (f->flags & CT_FN_FLOW)) return UINT32_MAX;
     return mb->term == CT_TERM_BRANCH || !(mb->flags & CT_BB_ELIDE) ? UINT32_MAX : b;
   }
   return UINT32_MAX; /* a loop without branches */
