@@ -8,7 +8,6 @@ before that was so, the four-thread fidelity program's windows counted 90828 ste
 the full timeline has 92591, and Lua's were 22 levels deeper. The program is the fidelity tests'
 threads.c (worker 2 crashes on its own), built at -O2 and -O0, rings of 32 KB so they wrap.
 """
-import argparse
 import json
 import os
 import subprocess
@@ -20,17 +19,16 @@ from window_check import check_windows  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--source", required=True)
-    args = ap.parse_args()
-    ct = os.path.join(args.build, "bin", "crashtrail")
-    src = os.path.join(args.source, "test", "fidelity", "programs", "threads.c")
+    if len(sys.argv) != 3:
+        sys.exit("usage: test_carried_windows.py BUILD_DIR SOURCE_DIR")
+    build, source = sys.argv[1:]
+    ct = os.path.join(build, "bin", "crashtrail")
+    src = os.path.join(source, "test", "fidelity", "programs", "threads.c")
     bad = []
     with tempfile.TemporaryDirectory() as work:
         for opt in ("O2", "O0"):
             exe = os.path.join(work, "threads-" + opt)
-            subprocess.run([os.path.join(args.build, "bin", "crashtrail-cc"), "-" + opt, "-g",
+            subprocess.run([os.path.join(build, "bin", "crashtrail-cc"), "-" + opt, "-g",
                             "-mllvm", "-crashtrail-carry-acc", src, "-o", exe, "-lpthread"],
                            check=True)
             dumps = os.path.join(work, "dumps-" + opt)
