@@ -637,10 +637,17 @@ static int record_flow_entered(struct ct_callstack *cs, const struct ct_rec *r,
 }
 
 /* Whether a record may be f's own from f's entry (a new invocation, which locate places, above
- * code without records if need be): f is not carried and its walk starts at its entry. */
+ * code without records if need be): f is not carried, and its walk starts at its entry and ends
+ * in f with every bit read without crossing a carried call. (An accumulator whose site field
+ * reads 0 is not enough: sqlite3Init's record from sqlite3InitOne's site 1 reads so.) */
 static int own_entry_record(const struct ct_mfunc *f, uint64_t acc) {
   struct ct_walk w;
-  return !(f->flags & CT_FN_FLOW) && ct_walk_start(&w, f, acc) == CT_WALK_BLOCK && w.site == 0;
+  if ((f->flags & CT_FN_FLOW) || ct_walk_start(&w, f, acc) != CT_WALK_BLOCK || w.site != 0)
+    return 0;
+  int st = CT_WALK_BLOCK;
+  for (unsigned guard = 0; st == CT_WALK_BLOCK && guard < (1u << 24); guard++)
+    st = ct_walk_next(&w, 0);
+  return st == CT_WALK_END;
 }
 
 /* A record that may cross carried calls or returns and starts in a frame the model holds but
