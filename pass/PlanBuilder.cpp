@@ -431,8 +431,15 @@ struct Builder {
   void classifyFlushes() {
     unsigned N = P.Blocks.size();
     std::vector<bool> Empty(N, false), FromEntry(N, false), Bits(N, false); // FromEntry: from an unpredictable site;
+    // Foreign: the record may have started in another function (a carrying function's entry, a
+    // carrying call's continuation), along any edge: "holds bits" (the sentinel above this
+    // function's site field) does not apply to it, since the start's site field may be
+    // narrower. sqlite3BtreeRollback's return, reached from btreeEndTransaction's return
+    // through one branch, read its record as empty and lost the branch's bit.
+    std::vector<bool> Foreign(N, false);
     for (unsigned I = 0; I < N; ++I) {
       const BlockPlan &B = P.Blocks[I];
+      Foreign[I] = (I == 0 && carriesAcc(F)) || AfterFlow.count(B.BB);
       Empty[I] = B.Site >= 0 || B.Check;
       // Or-ed: an earlier block's call may have marked this one its continuation already.
       // A carrying function's entry and a carrying call's continuation hold bits of records
@@ -452,10 +459,11 @@ struct Builder {
           bool E = Jump && Empty[I], FE = Jump && FromEntry[I];
           bool Bt = Bits[I] || B.Term == CT_TERM_BRANCH;
           if ((E && !Empty[S.Block]) || (FE && !FromEntry[S.Block]) ||
-              (Bt && !Bits[S.Block])) {
+              (Bt && !Bits[S.Block]) || (Foreign[I] && !Foreign[S.Block])) {
             Empty[S.Block] = Empty[S.Block] || E;
             FromEntry[S.Block] = FromEntry[S.Block] || FE;
             Bits[S.Block] = Bits[S.Block] || Bt;
+            Foreign[S.Block] = Foreign[S.Block] || Foreign[I];
             Changed = true;
           }
         }
@@ -463,7 +471,7 @@ struct Builder {
     }
     for (unsigned I = 0; I < N; ++I) {
       BlockPlan &B = P.Blocks[I];
-      if (!B.Elidable || !Empty[I] || FromEntry[I]) continue;
+      if (!B.Elidable || !Empty[I] || FromEntry[I] || Foreign[I]) continue;
       B.Flush = Bits[I] ? BlockPlan::FlushIfBits : BlockPlan::FlushNever;
     }
   }
