@@ -690,11 +690,9 @@ static inline __attribute__((always_inline)) int record_summarised(struct ct_cal
     const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
     if (!f || !ct_sw_summarise(s, r->fn, f, r->acc)) return 0;
   }
-  /* record_walked tries its start in the innermost frame, in a new invocation of a function
-   * that carries into it, or with an empty model in any of those: as full decoding does */
-  if (may_flow(cs, s->f) || (s->f->flags & CT_FN_FLOW) ||
-      (!cs->n && (s->f->flags & CT_FN_FLOW_ANY)))
-    return 0;
+  /* a record that may cross carried calls or returns: record_walked tries its starts as full
+   * decoding does (the innermost frame, a new invocation, a frame below, any) */
+  if (may_flow(cs, s->f) || (s->f->flags & CT_FN_FLOW_ANY)) return 0;
   cs->th->records++;
   cs->time = r->time_ns;
   cs->gap |= gap;

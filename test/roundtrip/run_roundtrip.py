@@ -138,7 +138,7 @@ def one(args, src, opt, work, extra_flags=()):
         return "fail", bad
     if tl["warnings"]:
         return "fail", "warnings: %s" % tl["warnings"]
-    if args.windows:
+    if getattr(args, "windows", False):
         # The whole run, then a run whose 32 KB rings wrapped: its history starts mid-way,
         # with an empty call-stack model, where a record may start in any carried callee.
         problems = check_windows(ct, dump, tl)
