@@ -154,7 +154,8 @@ static bool entryKnown(const Function &C, const std::set<Function *> &Instrument
   if (!C.hasLocalLinkage()) return false;
   for (const Use &U : C.uses()) {
     const auto *CB = dyn_cast<CallBase>(U.getUser());
-    if (!CB || CB->getCalledOperand() != &C || !Instrumented.count(const_cast<Function *>(CB->getFunction())))
+    if (!CB || CB->getCalledOperand() != &C ||
+        !Instrumented.count(const_cast<Function *>(CB->getFunction())))
       return false;
   }
   return true;

@@ -577,15 +577,8 @@ static int record_flow_fresh(struct ct_callstack *cs, const struct ct_rec *r,
   return 0;
 }
 
-/* A record of W, which carries its caller's accumulator, that starts at the entry of a new
- * invocation of a function whose carried calls reach W (a public function calling its static
- * helper: `sqlite3_open` -> `openDatabase`), not in the innermost frame. The start is the
- * candidate (carried_starts) the model reaches through elided flushes (the call its innermost
- * known frame makes next); when none is reachable (the innermost frame is an indirect call's
- * target, or code without records that calls back), any candidate whose walk fits may be it:
- * the first is taken, and where several fit the timeline says so and marks a gap. Located as
- * the candidate's own entry record would be, then walked as record_flow's; tried on a copy of
- * the model, restored when the walk does not fit. */
+/* Whether a record of W fits starting at the entry of candidate c, as a new frame above the
+ * model's (tried on a pushed copy, popped again). */
 static int flow_start_fits(struct ct_callstack *cs, const struct ct_rec *r,
                            const struct ct_mfunc *W, const struct ct_mfunc *c, struct ct_module *m,
                            uint16_t mod) {
@@ -597,6 +590,15 @@ static int flow_start_fits(struct ct_callstack *cs, const struct ct_rec *r,
   return fits;
 }
 
+/* A record of W, which carries its caller's accumulator, that starts at the entry of a new
+ * invocation of a function whose carried calls reach W (a public function calling its static
+ * helper: `sqlite3_open` -> `openDatabase`), not in the innermost frame. The start is the
+ * candidate (carried_starts) the model reaches through elided flushes (the call its innermost
+ * known frame makes next); when none is reachable (the innermost frame is an indirect call's
+ * target, or code without records that calls back), any candidate whose walk fits may be it:
+ * the first is taken, and where several fit the timeline says so and marks a gap. Located as
+ * the candidate's own entry record would be, then walked as record_flow's; tried on a copy of
+ * the model, restored when the walk does not fit. */
 static int record_flow_entered(struct ct_callstack *cs, const struct ct_rec *r,
                                const struct ct_mfunc *W, struct ct_module *m, uint16_t mod,
                                int gap) {
@@ -628,11 +630,9 @@ static int record_flow_entered(struct ct_callstack *cs, const struct ct_rec *r,
     gap = 1;
   }
   if (cs->n && cs->fr[cs->n - 1].f == cand[pick] && record_flow(cs, r, W, mod, gap)) return 1;
-  if (cs->cap >= n) { /* else the model could not grow: nothing to restore into */
-    memcpy(cs->fr, cs->save, n * sizeof *cs->fr);
-    cs->n = n;
-    cs->th->depth = depth;
-  }
+  memcpy(cs->fr, cs->save, n * sizeof *cs->fr); /* fr never shrinks: it holds n frames again */
+  cs->n = n;
+  cs->th->depth = depth;
   return 0;
 }
 
@@ -678,6 +678,12 @@ static inline int may_flow(const struct ct_callstack *cs, const struct ct_mfunc 
   return top->kind == FR_KNOWN && ((top->f->flags | f->flags) & CT_FN_FLOW_ANY);
 }
 
+/* Whether a record of f is one of those record_walked tries to start elsewhere (may_flow, or
+ * f has carried calls: a new invocation, a frame below, any): never taken from a summary. */
+static inline int may_start_elsewhere(const struct ct_callstack *cs, const struct ct_mfunc *f) {
+  return (f->flags & CT_FN_FLOW_ANY) || may_flow(cs, f);
+}
+
 /* Windowed decoding of a record that decodes cleanly, from its summary (step_window.c: most
  * records are repeats, found in the cache without a function lookup or a walk). Returns 0 for
  * a record the caller must walk (and warn about) itself. */
@@ -690,9 +696,7 @@ static inline __attribute__((always_inline)) int record_summarised(struct ct_cal
     const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
     if (!f || !ct_sw_summarise(s, r->fn, f, r->acc)) return 0;
   }
-  /* a record that may cross carried calls or returns: record_walked tries its starts as full
-   * decoding does (the innermost frame, a new invocation, a frame below, any) */
-  if (may_flow(cs, s->f) || (s->f->flags & CT_FN_FLOW_ANY)) return 0;
+  if (may_start_elsewhere(cs, s->f)) return 0; /* walked as full decoding walks it */
   cs->th->records++;
   cs->time = r->time_ns;
   cs->gap |= gap;
@@ -794,7 +798,7 @@ void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struc
 }
 
 int ct_callstack_may_flow(const struct ct_callstack *cs, const struct ct_mfunc *f) {
-  return cs && (may_flow(cs, f) || (f->flags & CT_FN_FLOW_ANY));
+  return cs && may_start_elsewhere(cs, f);
 }
 
 /* The unfinished path's walk from the innermost frame, which stands where its accumulator
