@@ -5,7 +5,9 @@
  * Loop folding: at each position the shortest period p (up to 64 steps) whose body repeats at
  * least three times in a row is printed once with its count ("x 1000"); only periods whose
  * second occurrence starts with the same line are tried, so folding is near-linear in
- * practice. --all prints every iteration. Colour only when writing to a terminal.
+ * practice. The iteration printed is the last (as the viewer's): it holds the crash when the
+ * crash ends an iteration. A step after lost history never repeats one before (the gap's mark
+ * is printed). --all prints every iteration. Colour only when writing to a terminal.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -31,7 +33,8 @@ static const char *short_path(const char *p) {
 }
 
 static int same_step(const struct ct_step *a, const struct ct_step *b) {
-  return a->line == b->line && a->file == b->file && a->function == b->function;
+  return a->line == b->line && a->file == b->file && a->function == b->function &&
+         (a->flags & CT_STEP_GAP) == (b->flags & CT_STEP_GAP);
 }
 
 /* Repetitions of steps[i, i+p) starting at i (at least 1). */
@@ -97,7 +100,8 @@ static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_
     }
     fprintf(out, "%s       loop: %s lines %u-%u x %zu (%zu steps folded; --all shows them)%s\n",
             st->yellow, short_path(s[i].file), lo, hi, best_k, best_p * (best_k - 1), st->reset);
-    for (size_t j = 0; j < best_p; j++) print_step(out, t, &s[i + j], seq0 + i + j, "  ", src, st);
+    size_t last = i + best_p * (best_k - 1);
+    for (size_t j = 0; j < best_p; j++) print_step(out, t, &s[last + j], seq0 + last + j, "  ", src, st);
     i += best_p * best_k;
   }
 }
