@@ -531,7 +531,11 @@ def check_dump(ct, pkg, dumps, err):
     if timelines < pkg.get("threads", 1):
         problems.append(f"{timelines} threads with a timeline, expected {pkg['threads']} or more")
     if problems:
-        fail("; ".join(problems) + "\n" + text[:3000])
+        # The head shows the crash and the stack; the crashed thread's last steps are where a
+        # wrong end of the timeline shows (CI prints only this message).
+        tail = text.split(" crashed, ", 1)[-1].split("\n\n", 1)[0].splitlines()[-40:]
+        fail("; ".join(problems) + "\n" + text[:2000] + "\n... the crashed thread's last steps:\n" +
+             "\n".join(tail))
     log(f"crash: one dump, {m.group(1)} steps from {m.group(2)} records; stack names "
         f"{' > '.join(pkg['stack'])}; {timelines} threads with a timeline")
 
