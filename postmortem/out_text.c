@@ -100,8 +100,9 @@ static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_
     }
     fprintf(out, "%s       loop: %s lines %u-%u x %zu (%zu steps folded; --all shows them)%s\n",
             st->yellow, short_path(s[i].file), lo, hi, best_k, best_p * (best_k - 1), st->reset);
-    size_t last = i + best_p * (best_k - 1);
-    for (size_t j = 0; j < best_p; j++) print_step(out, t, &s[last + j], seq0 + last + j, "  ", src, st);
+    size_t last = i + best_p * (best_k - 1); /* the last iteration's first step */
+    for (size_t j = last; j < last + best_p; j++)
+      print_step(out, t, &s[j], seq0 + j, "  ", src, st);
     i += best_p * best_k;
   }
 }
