@@ -1,6 +1,7 @@
 //===- CallClassifier.cpp - which calls end a record ----------------------------------===//
 #include "CallClassifier.h"
 
+#include "CarriedAccumulator.h"
 #include "Compat.h"
 #include "crashtrail/abi.h"
 #include "llvm/IR/GlobalAlias.h"
@@ -106,6 +107,12 @@ bool calleeMayBeForeign(const CallBase &CB) {
 
 bool mayBeEnteredFromOutside(const Function &F) {
   return !F.hasLocalLinkage() || F.hasAddressTaken();
+}
+
+bool mayDeferRecord(const CallInst &CI) {
+  const Function *Callee = CI.getCalledFunction();
+  return Callee && !CI.isMustTailCall() && !CI.isInlineAsm() && !mayComeBackElsewhere(CI) &&
+         !CI.doesNotReturn() && !Callee->doesNotReturn() && !callCarriesAcc(CI);
 }
 
 std::string calleeName(const CallBase &CB) {

@@ -16,6 +16,7 @@
 
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Instructions.h"
 
 namespace crashtrail {
 
@@ -35,6 +36,13 @@ bool mayBeEnteredFromOutside(const llvm::Function &F);
 // path up to the call must be in the ring before it (no elided flush), and the decoder cannot
 // predict its arrival after it (the flush reached from there is always written).
 bool mayComeBackElsewhere(const llvm::CallBase &CB);
+
+// True if, with defer-calls, no record need be written before the call: a direct call that
+// returns to its continuation and nowhere else (not musttail, not noreturn, not setjmp or a
+// context switch, not a carrying call), so the caller's path can stay in its register across
+// it and the decoder can place the callee's records, which reach the ring first, by the callee
+// the walk passes. Calls in tail position are not split (the caller decides that).
+bool mayDeferRecord(const llvm::CallInst &CI);
 
 // The name shown for the callee in summaries; empty for an indirect call.
 std::string calleeName(const llvm::CallBase &CB);

@@ -16,6 +16,9 @@
 //   block end     two-way branch  acc <<= 1, acc |= 1 on the unlikelier edge (critical edge)
 //                                 acc = (acc << 1) | cond          (critical, unbiased, -O0)
 //                 call / invoke   flush(acc) before it; after a call, acc = init(next site)
+//                 deferred call   nothing: the record goes on across it (defer-calls); with
+//                                 a callee that may be in another module, while stamping
+//                                 is on: a stamped flush and acc = init(next site)
 //                 return, resume  flush(acc)
 //                 (an elidable flush only if acc holds path bits, or never when no path with
 //                 a branch reaches it: see BlockPlan::FlushKind)
@@ -406,6 +409,21 @@ struct Emitter {
                                                   : (Value *)CI;
         B.CreateStore(Back, Acc);
         reloadNow(CI->getNextNode());
+        continue;
+      }
+      if (BP.Term == CT_TERM_DEFER) { // the record goes on across the call
+        if (BP.Stamped) {
+          // The callee may be in another module. While stamping is on (the module's chunk mask
+          // is 0), the rings are ordered by stamps cut where control may leave a module, so the
+          // call writes a stamped record before it, as a CT_TERM_CALL does, and its
+          // continuation (a site) starts the next one.
+          IRBuilder<> B(End);
+          Value *On = B.CreateICmpEQ(loadChunkMask(B), B.getInt32(0), "ct.stamping");
+          Instruction *Then = SplitBlockAndInsertIfThen(On, End, false, Unlikely);
+          emitFlush(Then, true);
+          new StoreInst(c64(P.siteInit(P.Blocks[BP.Succs[0].Block].Site)), Acc, Then);
+        }
+        reloadNow(End->getNextNode());
         continue;
       }
       if (BP.Term == CT_TERM_RETURN && carriesAcc(F)) { // returned to the caller, not written

@@ -151,6 +151,10 @@ void MetadataWriter::add(const FunctionPlan &P) {
       putUleb(B, BP.Callee.empty() ? 0 : str(U, BP.Callee) + 1);
       putUleb(B, BP.Succs.empty() ? 0 : BP.Succs[0].Block);
       break;
+    case CT_TERM_DEFER:
+      putUleb(B, str(U, BP.Callee) + 1);
+      putUleb(B, BP.Succs[0].Block);
+      break;
     case CT_TERM_INVOKE:
       putUleb(B, BP.Callee.empty() ? 0 : str(U, BP.Callee) + 1);
       putUleb(B, BP.Succs[0].Block);

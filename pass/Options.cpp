@@ -45,6 +45,12 @@ cl::opt<bool> ClCarryAcc("crashtrail-carry-acc",
                          cl::desc("Local functions take their caller's accumulator and return "
                                   "it (experimental; CarriedAccumulator.cpp)"),
                          cl::init(false), cl::Hidden);
+cl::opt<bool> ClDeferCalls("crashtrail-defer-calls",
+                           cl::desc("Write no record before a direct call: the caller's path "
+                                    "stays in its register and reaches the ring with its next "
+                                    "record, after the callee's (experimental: the post-mortem "
+                                    "cannot decode such records yet)"),
+                           cl::init(false), cl::Hidden);
 } // namespace
 
 namespace crashtrail {
@@ -70,6 +76,7 @@ Options &currentOptions() {
     O.ComputedRecordIds = ClComputedRecordIds;
     O.InlineSlowPaths = ClInlineSlowPaths;
     O.CarryAcc = ClCarryAcc;
+    O.DeferCalls = ClDeferCalls;
   }
   return O;
 }
@@ -85,9 +92,11 @@ bool applyPluginArgument(const std::string &Arg) {
     return O.DescribeAccumulator = Value == "1", true;
   if (Name == "carry-acc" && (Value == "0" || Value == "1"))
     return O.CarryAcc = Value == "1", true;
+  if (Name == "defer-calls" && (Value == "0" || Value == "1"))
+    return O.DeferCalls = Value == "1", true;
   O.Errors.push_back("unknown crashtrail plugin argument '" + Arg +
                      "' (expected mode=ring|tables, allowlist=FILE, ignorelist=FILE, "
-                     "acc-var=0|1, carry-acc=0|1)");
+                     "acc-var=0|1, carry-acc=0|1, defer-calls=0|1)");
   return false;
 }
 

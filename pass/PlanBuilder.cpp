@@ -22,6 +22,7 @@
 
 #include "CallClassifier.h"
 #include "CarriedAccumulator.h"
+#include "Options.h"
 #include "crashtrail/abi.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -49,6 +50,10 @@ struct Builder {
   DenseMap<BasicBlock *, unsigned> Index;
   SmallPtrSet<BasicBlock *, 16> AfterCall, Landing;
   SmallPtrSet<BasicBlock *, 16> AfterFlow; // continuations of calls that carry the accumulator
+  SmallPtrSet<const CallBase *, 16> Deferred; // calls with no record before them (defer-calls)
+  // Continuations of deferred calls whose callee may be in another module: a site, where a
+  // record starts only while stamping is on (the call then writes one before it).
+  SmallPtrSet<BasicBlock *, 16> AfterDeferStamped;
 
   Builder(Function &F, const TargetLibraryInfo &TLI, const BranchProbabilityInfo &BPI,
           FunctionPlan &P)
@@ -145,8 +150,15 @@ struct Builder {
       CallEnds[CI->getParent()] = {CI, Cont};
       // A call that carries the accumulator starts no record: its continuation is a check
       // point instead (the callee returns the accumulator with any fill).
-      if (callCarriesAcc(*CI)) AfterFlow.insert(Cont);
-      else AfterCall.insert(Cont);
+      if (callCarriesAcc(*CI)) {
+        AfterFlow.insert(Cont);
+      } else if (currentOptions().DeferCalls && mayDeferRecord(*CI)) {
+        // The record goes on across the call; the callee's records reach the ring first.
+        Deferred.insert(CI);
+        if (calleeMayBeForeign(*CI)) AfterDeferStamped.insert(Cont);
+      } else {
+        AfterCall.insert(Cont);
+      }
     }
   }
 
@@ -200,6 +212,13 @@ struct Builder {
       if (callCarriesAcc(*CB)) { // no flush: the walk goes through the callee
         B.Term = CT_TERM_FLOW;
         B.Succs = {{Index[CE->second.second], {}}};
+        return true;
+      }
+      if (Deferred.count(CB)) { // no flush: the walk goes on past the call
+        B.Term = CT_TERM_DEFER;
+        B.Succs = {{Index[CE->second.second], {}}};
+        B.Stamped = calleeMayBeForeign(*CB);
+        P.Flags |= CT_FN_DEFERS;
         return true;
       }
       auto *CI = dyn_cast<CallInst>(CB);
@@ -410,7 +429,8 @@ struct Builder {
         // The check fires when the next Max bits could overflow: a record holds up to 63 - Max
         // bits (the limit is a memory operand when it is no 32-bit immediate, see emitCheck).
         if (BP.Check || ExtraCheck[B]) BP.Budget = Max;
-        if (BP.Check || ExtraCheck[B] || B == 0 || AfterCall.count(BP.BB) || Landing.count(BP.BB))
+        if (BP.Check || ExtraCheck[B] || B == 0 || AfterCall.count(BP.BB) || Landing.count(BP.BB) ||
+            AfterDeferStamped.count(BP.BB))
           Worst = std::max(Worst, Max);
       }
       if (D == Prev && ExtraCheck == PrevExtra) return true;
@@ -455,7 +475,7 @@ struct Builder {
         const BlockPlan &B = P.Blocks[I];
         if (isFlushEnd(B) || (!Empty[I] && !Bits[I])) continue;
         for (const Successor &S : B.Succs) {
-          bool Jump = B.Term == CT_TERM_JUMP;
+          bool Jump = B.Term == CT_TERM_JUMP || B.Term == CT_TERM_DEFER;
           bool E = Jump && Empty[I], FE = Jump && FromEntry[I];
           bool Bt = Bits[I] || B.Term == CT_TERM_BRANCH;
           if ((E && !Empty[S.Block]) || (FE && !FromEntry[S.Block]) ||
@@ -532,7 +552,8 @@ struct Builder {
     // Sites other than checks, so the budget search knows which blocks start records.
     P.Blocks[0].Site = 0;
     for (BlockPlan &B : P.Blocks)
-      if (AfterCall.count(B.BB) || Landing.count(B.BB)) B.Site = 1;
+      if (AfterCall.count(B.BB) || Landing.count(B.BB) || AfterDeferStamped.count(B.BB))
+        B.Site = 1;
     std::vector<bool> Extra;
     for (unsigned Limit = 48;; Limit -= 4) {
       unsigned Worst = 0;
@@ -573,7 +594,8 @@ struct Builder {
       if (!IsSite) continue;
       B.Site = (int)P.SiteBlocks.size();
       B.SiteKind = I == 0                    ? CT_SITE_ENTRY
-                   : AfterCall.count(B.BB)   ? CT_SITE_AFTER_CALL
+                   : AfterCall.count(B.BB) || AfterDeferStamped.count(B.BB)
+                                             ? CT_SITE_AFTER_CALL
                    : Landing.count(B.BB)     ? CT_SITE_LANDING
                                              : CT_SITE_CHECK;
       P.SiteBlocks.push_back(I);

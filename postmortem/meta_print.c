@@ -19,7 +19,8 @@
 
 static const char *term_name(uint32_t t) {
   static const char *names[] = {"return", "resume", "stop",  "jump",
-                                "branch", "call",   "invoke", "carried-call"};
+                                "branch", "call",   "invoke", "carried-call",
+                                "deferred-call"};
   return t < sizeof names / sizeof names[0] ? names[t] : "?";
 }
 
@@ -43,7 +44,8 @@ static void print_function(FILE *out, const struct ct_mfunc *f) {
     if (mb->flags & CT_BB_ELIDE) fprintf(out, " elidable");
     if (mb->flags & CT_BB_LOOP) fprintf(out, " loop");
     fprintf(out, " %s", term_name(mb->term));
-    if (mb->term == CT_TERM_CALL || mb->term == CT_TERM_INVOKE || mb->term == CT_TERM_FLOW)
+    if (mb->term == CT_TERM_CALL || mb->term == CT_TERM_INVOKE || mb->term == CT_TERM_FLOW ||
+        mb->term == CT_TERM_DEFER)
       fprintf(out, " %s", mb->callee ? mb->callee : "(indirect)");
     for (uint32_t s = 0; s < mb->nsucc; s++) {
       fprintf(out, " -> %u", mb->succ[s].block);

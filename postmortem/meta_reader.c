@@ -99,6 +99,7 @@ static int read_terminator(struct unit_ctx *u, struct ct_cur *c, struct ct_mbloc
   case CT_TERM_CALL:
   case CT_TERM_INVOKE:
   case CT_TERM_FLOW:
+  case CT_TERM_DEFER:
     callee = ct_cur_uleb(c);
     if (callee > u->nstrings) return -1;
     b->callee = callee ? u->strings[callee - 1] : NULL;
@@ -107,7 +108,9 @@ static int read_terminator(struct unit_ctx *u, struct ct_cur *c, struct ct_mbloc
     if (!b->succ) return -1;
     for (uint32_t i = 0; i < b->nsucc; i++) b->succ[i].block = (uint32_t)ct_cur_uleb(c);
     if (b->term == CT_TERM_CALL && b->succ[0].block == 0) b->nsucc = 0; /* tail call */
-    if (b->term == CT_TERM_FLOW && (!b->callee || b->succ[0].block == 0)) return -1;
+    if ((b->term == CT_TERM_FLOW || b->term == CT_TERM_DEFER) &&
+        (!b->callee || b->succ[0].block == 0))
+      return -1;
     return 0;
   default:
     return -1;

@@ -168,6 +168,14 @@ struct ct_module_desc {
  *         CT_TERM_FLOW: a call that carries the accumulator (no flush): uleb callee name
  *                       (string id+1, a CT_FN_FLOW function of the unit), uleb continuation
  *                       block; the walk goes on at the callee's entry and comes back there
+ *         CT_TERM_DEFER: a direct call before which no record is written (the pass's
+ *                        defer-calls): uleb callee name (string id+1), uleb continuation
+ *                        block; the walk goes on at the continuation with the same record,
+ *                        and the callee's records come before the caller's in the ring
+ *                        (post-order). With CT_BB_STAMPED the callee
+ *                        may be in another module: while stamping is on, the call writes a
+ *                        stamped record before it as a CT_TERM_CALL does, and the continuation
+ *                        (then a site, CT_SITE_AFTER_CALL) starts the next record
  *       uleb nlines, then per line: uleb file, uleb line, uleb column, uleb inline frame+1
  */
 #define CT_META_MAGIC 0x444d5443u /* "CTMD" */
@@ -186,6 +194,7 @@ struct ct_module_desc {
 #define CT_FN_FLOW 64u         /* takes the accumulator from its caller and returns it: its
                                 * records start where its caller's did, its returns write none
                                 * (the walk goes on after the CT_TERM_FLOW that called it) */
+#define CT_FN_DEFERS 128u      /* has CT_TERM_DEFER blocks: its records follow its callees' */
 /* or'ed into the discriminator of crashtrail's cold code (a check point that fires, a ring
  * refill, a table update): code of the block that rarely runs, not to be shown as its order */
 #define CT_DISC_COLD (1u << 24)
@@ -212,6 +221,7 @@ struct ct_module_desc {
 #define CT_TERM_CALL 5u
 #define CT_TERM_INVOKE 6u
 #define CT_TERM_FLOW 7u
+#define CT_TERM_DEFER 8u
 
 #define CT_ACC_VAR_NAME "__crashtrail_path"
 
