@@ -18,7 +18,7 @@
 //                 call / invoke   flush(acc) before it; after a call, acc = init(next site)
 //                 deferred call   nothing: the record goes on across it (defer-calls); with
 //                                 a callee that may be in another module, while stamping
-//                                 is on: a stamped flush and acc = init(next site)
+//                                 is on: a stamped mark of acc (SlowPathAsm.cpp)
 //                 return, resume  flush(acc)
 //                 (an elidable flush only if acc holds path bits, or never when no path with
 //                 a branch reaches it: see BlockPlan::FlushKind)
@@ -415,13 +415,10 @@ struct Emitter {
         if (BP.Stamped) {
           // The callee may be in another module. While stamping is on (the module's chunk mask
           // is 0), the rings are ordered by stamps cut where control may leave a module, so the
-          // call writes a stamped record before it, as a CT_TERM_CALL does, and its
-          // continuation (a site) starts the next one.
+          // call writes a stamped mark before it (PlanBuilder defers such a call only where the
+          // function has a fragment section).
           IRBuilder<> B(End);
-          Value *On = B.CreateICmpEQ(loadChunkMask(B), B.getInt32(0), "ct.stamping");
-          Instruction *Then = SplitBlockAndInsertIfThen(On, End, false, Unlikely);
-          emitFlush(Then, true);
-          new StoreInst(c64(P.siteInit(P.Blocks[BP.Succs[0].Block].Site)), Acc, Then);
+          emitDeferMark(B, G, FragmentSection, loadAcc(B), P.Anchor);
         }
         reloadNow(End->getNextNode());
         continue;

@@ -23,6 +23,7 @@
 #include "CallClassifier.h"
 #include "CarriedAccumulator.h"
 #include "Options.h"
+#include "SlowPathAsm.h"
 #include "crashtrail/abi.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -51,9 +52,6 @@ struct Builder {
   SmallPtrSet<BasicBlock *, 16> AfterCall, Landing;
   SmallPtrSet<BasicBlock *, 16> AfterFlow; // continuations of calls that carry the accumulator
   SmallPtrSet<const CallBase *, 16> Deferred; // calls with no record before them (defer-calls)
-  // Continuations of deferred calls whose callee may be in another module: a site, where a
-  // record starts only while stamping is on (the call then writes one before it).
-  SmallPtrSet<BasicBlock *, 16> AfterDeferStamped;
 
   Builder(Function &F, const TargetLibraryInfo &TLI, const BranchProbabilityInfo &BPI,
           FunctionPlan &P)
@@ -117,6 +115,12 @@ struct Builder {
     }
   }
 
+  // defer-calls; a call whose callee may be in another module also needs its mark's fragment
+  // (emitDeferMark), which needs the function's fragment section and record-id immediates.
+  bool DeferCalls = currentOptions().DeferCalls;
+  bool ForeignMarks = !currentOptions().ComputedRecordIds && !currentOptions().InlineSlowPaths &&
+                      !coldFragmentSection(F).empty();
+
   void splitAtCalls() {
     std::vector<CallBase *> Calls;
     for (BasicBlock &BB : F)
@@ -152,10 +156,9 @@ struct Builder {
       // point instead (the callee returns the accumulator with any fill).
       if (callCarriesAcc(*CI)) {
         AfterFlow.insert(Cont);
-      } else if (currentOptions().DeferCalls && mayDeferRecord(*CI)) {
+      } else if (DeferCalls && mayDeferRecord(*CI) && (ForeignMarks || !calleeMayBeForeign(*CI))) {
         // The record goes on across the call; the callee's records reach the ring first.
         Deferred.insert(CI);
-        if (calleeMayBeForeign(*CI)) AfterDeferStamped.insert(Cont);
       } else {
         AfterCall.insert(Cont);
       }
@@ -429,8 +432,7 @@ struct Builder {
         // The check fires when the next Max bits could overflow: a record holds up to 63 - Max
         // bits (the limit is a memory operand when it is no 32-bit immediate, see emitCheck).
         if (BP.Check || ExtraCheck[B]) BP.Budget = Max;
-        if (BP.Check || ExtraCheck[B] || B == 0 || AfterCall.count(BP.BB) || Landing.count(BP.BB) ||
-            AfterDeferStamped.count(BP.BB))
+        if (BP.Check || ExtraCheck[B] || B == 0 || AfterCall.count(BP.BB) || Landing.count(BP.BB))
           Worst = std::max(Worst, Max);
       }
       if (D == Prev && ExtraCheck == PrevExtra) return true;
@@ -552,8 +554,7 @@ struct Builder {
     // Sites other than checks, so the budget search knows which blocks start records.
     P.Blocks[0].Site = 0;
     for (BlockPlan &B : P.Blocks)
-      if (AfterCall.count(B.BB) || Landing.count(B.BB) || AfterDeferStamped.count(B.BB))
-        B.Site = 1;
+      if (AfterCall.count(B.BB) || Landing.count(B.BB)) B.Site = 1;
     std::vector<bool> Extra;
     for (unsigned Limit = 48;; Limit -= 4) {
       unsigned Worst = 0;
@@ -594,8 +595,7 @@ struct Builder {
       if (!IsSite) continue;
       B.Site = (int)P.SiteBlocks.size();
       B.SiteKind = I == 0                    ? CT_SITE_ENTRY
-                   : AfterCall.count(B.BB) || AfterDeferStamped.count(B.BB)
-                                             ? CT_SITE_AFTER_CALL
+                   : AfterCall.count(B.BB)   ? CT_SITE_AFTER_CALL
                    : Landing.count(B.BB)     ? CT_SITE_LANDING
                                              : CT_SITE_CHECK;
       P.SiteBlocks.push_back(I);

@@ -168,4 +168,43 @@ void emitOutOfLineFlush(IRBuilder<> &B, RuntimeGlue &G, const std::string &Secti
   CI->setDoesNotThrow();
 }
 
+void emitDeferMark(IRBuilder<> &B, RuntimeGlue &G, const std::string &Section, Value *Acc,
+                   GlobalValue *Anchor) {
+  ensureTrampolines(G);
+  // Operands: $0 the accumulator, $1 the descriptor, $2 the anchor, $3 the module's chunk
+  // mask. The test is the mark's record id against the mask: 0 (stamping on) always takes the
+  // fragment; CT_CHUNK_BYTES - 1 takes it only where the id's low 14 bits are all 0 (one
+  // function in 16384), which writes a mark nobody needed: harmless, the decoder skips marks.
+  // The id is the test's immediate, right before label 2, where the trampoline reads it; the
+  // fragment is a stamped flush's, so the post-mortem recognises it (flush_fragment.c). The
+  // ring and the position the trampoline writes are memory the compiler never holds across
+  // the call that follows: a memory clobber costs nothing here.
+  std::string Asm = "testl $$(${1:c} - ${2:c} + " + std::to_string(CT_REC_DEFER_MARK) +
+                    "), $3\n"
+                    "2:\n\t"
+                    "je 1f\n"
+                    "3:\n\t"
+                    ".pushsection " + Section + "\n"
+                    "1:\n\t"
+                    "leaq -128(%rsp), %rsp\n\t"
+                    "pushq $0\n\t"
+                    "callq " CT_SYM_STAMPED_WRITE_HERE "\n\t"
+                    ".byte 0x0f, 0x1f, 0x80\n\t"
+                    ".long 2b - .\n\t"
+                    ".byte 0x0f, 0x1f, 0x80\n\t"
+                    ".long 3b - .\n\t"
+                    "leaq 136(%rsp), %rsp\n\t"
+                    "jmp 3b\n\t"
+                    ".popsection";
+  std::string Cons = "re,i,i,*m,~{memory},~{dirflag},~{fpsr},~{flags}";
+  for (unsigned I = 0; I < 16; ++I) Cons += ",~{xmm" + std::to_string(I) + "}";
+  Constant *Mask = G.chunkMask();
+  std::vector<Type *> Params{G.I64, G.ModuleDesc->getType(), Anchor->getType(), Mask->getType()};
+  std::vector<Value *> Args{Acc, G.ModuleDesc, Anchor, Mask};
+  FunctionType *FT = FunctionType::get(B.getVoidTy(), Params, false);
+  CallInst *CI = B.CreateCall(FT, InlineAsm::get(FT, Asm, Cons, /*hasSideEffects=*/true), Args);
+  CI->addParamAttr(3, Attribute::get(B.getContext(), Attribute::ElementType, B.getInt32Ty()));
+  CI->setDoesNotThrow();
+}
+
 } // namespace crashtrail

@@ -24,6 +24,14 @@ void emitOutOfLineFlush(llvm::IRBuilder<> &B, RuntimeGlue &G, const std::string 
                         llvm::Value *Pos, llvm::Value *Acc, bool Stamped,
                         llvm::GlobalValue *Anchor);
 
+// A deferred call's cut while stamping is on (docs/design.md, "Deferred calls"): inline only
+// `testl $ID, MASK(%rip); je 1f` (ID: the function's record id plus CT_REC_DEFER_MARK); the
+// fragment in Section, a stamped flush's, writes a stamped mark record (ID, the accumulator so
+// far) through the module's stamped trampoline. The accumulator is unchanged: the record goes
+// on across the call.
+void emitDeferMark(llvm::IRBuilder<> &B, RuntimeGlue &G, const std::string &Section,
+                   llvm::Value *Acc, llvm::GlobalValue *Anchor);
+
 } // namespace crashtrail
 
 #endif

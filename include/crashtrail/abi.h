@@ -9,7 +9,7 @@
  * Ring records (16 bytes, two little-endian 64-bit words):
  *
  *   w0  bits  0..46  the instrumented function that wrote the record, as the distance from it
- *                    to its module's descriptor (CT_SYM_MODULE): desc - f, below 2^31. One
+ *                    to its module's descriptor (CT_SYM_MODULE): desc - f, below 2^30 (CT_REC_DEFER_MARK). One
  *                    `movq $imm32, (slot)` stores it (ABI 3 and older: f's runtime address)
  *       bit   47     CT_REC_STAMPED: bits 48..63 hold the low 16 bits of the thread's stamp
  *       bits 48..63  stamp (stamped records) or 0 (plain records)
@@ -99,6 +99,10 @@
 #define CT_REC_ADDR_MASK ((UINT64_C(1) << 47) - 1)
 #define CT_REC_STAMPED (UINT64_C(1) << 47)
 #define CT_REC_TAG_SHIFT 48
+/* Added to the record id of a deferred call's mark (defer-calls, while stamping is on): a
+ * stamped record of the accumulator so far that only cuts the ring for ordering; the record
+ * goes on across the call. Record ids of functions are below it. */
+#define CT_REC_DEFER_MARK (UINT64_C(1) << 30)
 #define CT_STAMP_INCREMENT (UINT64_C(1) << 48)
 
 #define CT_TAG_CHUNK 0xC7A0u
@@ -172,10 +176,10 @@ struct ct_module_desc {
  *                        defer-calls): uleb callee name (string id+1), uleb continuation
  *                        block; the walk goes on at the continuation with the same record,
  *                        and the callee's records come before the caller's in the ring
- *                        (post-order). With CT_BB_STAMPED the callee
- *                        may be in another module: while stamping is on, the call writes a
- *                        stamped record before it as a CT_TERM_CALL does, and the continuation
- *                        (then a site, CT_SITE_AFTER_CALL) starts the next record
+ *                        (post-order). With CT_BB_STAMPED the callee may be in another
+ *                        module: while stamping is on, the call writes a stamped mark before
+ *                        it (id + CT_REC_DEFER_MARK, the accumulator so far), which only cuts
+ *                        the ring for ordering; the record goes on across the call
  *       uleb nlines, then per line: uleb file, uleb line, uleb column, uleb inline frame+1
  */
 #define CT_META_MAGIC 0x444d5443u /* "CTMD" */

@@ -4,11 +4,12 @@
 // piece (here main's return), after the callee's records. So the continuation is no site and a
 // loop whose every cycle calls now needs a check on its latch (`loop`). A call whose callee may
 // be in another module (`external`, which code compiled with -fPIC may find in another
-// module: it can be interposed) tests the module's chunk mask: while stamping is on (mask
-// 0) it writes a stamped record before the call as a CT_TERM_CALL does, and its continuation is
-// a site for that case. Calls that may not come back to their continuation keep their record
-// before them: setjmp (returns twice), abort (noreturn), a call through a pointer (the callee
-// is named by its own first record, which must follow the caller's).
+// module: it can be interposed) tests the module's chunk mask: while stamping is on (mask 0)
+// it writes a stamped mark of the accumulator so far (its record id + CT_REC_DEFER_MARK, the
+// test's immediate) that only cuts the ring; its continuation is no site either. Calls that
+// may not come back to their continuation keep their record before them: setjmp (returns
+// twice), abort (noreturn), a call through a pointer (the callee is named by its own first
+// record, which must follow the caller's).
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=1 -O2 -fPIC -c %s -o %t.o
 // RUN: %crashtrail meta %t.o | FileCheck %s --check-prefix=META
 // RUN: %clang -fplugin=%plugin -mllvm -crashtrail-defer-calls -O2 -fPIC -c %s -o %t2.o
@@ -48,7 +49,7 @@ int main(int argc, char **argv) {
 // META-DAG: call _setjmp
 // META-DAG: deferred-call loop
 // META-DAG: stamped deferred-call external -> [[EXT:[0-9]+]];
-// META-DAG: site {{[0-9]+}}: block [[EXT]] (after-call)
+// META-NOT: site {{[0-9]+}}: block [[EXT]] (
 // META-DAG: call (indirect)
 // META-DAG: call abort
 // META-LABEL: function loop
@@ -63,10 +64,17 @@ int main(int argc, char **argv) {
 // OFF-NOT: check
 // OFF: call local
 
-// The deferred call to external: the stamping test and the call, no record between.
+// The deferred call to external: the stamping test, whose immediate is the mark's record id,
+// and the call, no record between; the mark's write is a stamped flush's fragment.
 // ASM-LABEL: main:
-// ASM: cmpl $0, __crashtrail_module+4(%rip)
-// ASM-NEXT: je
+// ASM: testl $(__crashtrail_module-main{{[.a-z]*}})+1073741824, __crashtrail_module+4(%rip)
+// ASM-NEXT: .Ltmp
+// ASM-NEXT: je [[FRAG:.Ltmp[0-9]+]]
+// ASM-NOT: __crashtrail_ring_pos
+// ASM: [[FRAG]]:
+// ASM-NEXT: leaq -128(%rsp), %rsp
+// ASM-NEXT: pushq
+// ASM-NEXT: callq __crashtrail_stamped_write_here
 // ASM-NOT: __crashtrail_ring_pos
 // ASM: callq external
 
