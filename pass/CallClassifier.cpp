@@ -102,6 +102,9 @@ bool mayComeBackElsewhere(const CallBase &CB) {
 bool calleeMayBeForeign(const CallBase &CB) {
   const Function *Callee = CB.getCalledFunction();
   if (!Callee) return true;
+  // A hidden function (Lua's LUAI_FUNC, `visibility("hidden")`) is defined in the module that
+  // calls it by name, even when this translation unit only declares it.
+  if (Callee->hasHiddenVisibility()) return false;
   return Callee->isDeclaration() || !Callee->isDSOLocal() || Callee->isInterposable();
 }
 

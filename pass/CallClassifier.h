@@ -23,7 +23,8 @@ namespace crashtrail {
 // True if the call must be preceded by a flush (and followed by a new record).
 bool isRecordingCall(const llvm::CallBase &CB, const llvm::TargetLibraryInfo &TLI);
 
-// True if the callee may be defined in another loaded module.
+// True if the callee may be defined in another loaded module (not a hidden one: a hidden
+// symbol resolves within its module).
 bool calleeMayBeForeign(const llvm::CallBase &CB);
 
 // True if F may be called from another module (so its returns are stamped).
