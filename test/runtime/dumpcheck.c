@@ -7,7 +7,7 @@
  *   {"ok":true,"pid":..,"reason":1,"reason_text":"..","signal":{..}|null,
  *    "threads":[{"tid":..,"flags":..,"name":".."}],
  *    "rings":[{"module":..,"tid":..,"flags":..,"size":..,"pos":..,"records":..,"stamped":..,
- *              "cuts":..,"seqs":..,"after_pos":..}],
+ *              "marks":..,"cuts":..,"seqs":..,"after_pos":..}],
  *    "modules":[{"id":..,"flags":..,"path":"..","build_id_len":..}],
  *    "events":[{"kind":..,"tid":..,"module":..}],
  *    "tables":[{"module":..,"grain":..,"now":..,"entries":..,"used":..}], "has_regs":..,"stack_bytes":..,
@@ -15,7 +15,8 @@
  *   {"ok":false,"error":".."}   (exit status 1) when the reader refuses the file.
  *
  * "records" counts the ring's path records: slots that are neither empty nor markers;
- * "stamped" those of them that carry a stamp, "cuts" the CT_TAG_CUT markers, "seqs" the
+ * "stamped" those of them that carry a stamp, "marks" those that are deferred calls' marks (an
+ * id with CT_REC_DEFER_MARK), "cuts" the CT_TAG_CUT markers, "seqs" the
  * CT_TAG_SEQ markers (one per wrap of the stamps' low 16 bits); "after_pos" the non-empty slots
  * after the ring's position in its chunk (an earlier lap's, which the decoder must not read).
  * "vdso": the VDSO section's image size, whether it starts with the ELF magic, and whether the
@@ -39,12 +40,12 @@ static void put_str(const char *s) {
 }
 
 struct ring_counts {
-  unsigned long records, stamped, cuts, seqs;
+  unsigned long records, stamped, marks, cuts, seqs;
   unsigned long after_pos; /* non-empty slots after the position in its chunk (stale laps) */
 };
 
 static struct ring_counts ring_count(const struct ct_dump_ring *r) {
-  struct ring_counts n = {0, 0, 0, 0, 0};
+  struct ring_counts n = {0, 0, 0, 0, 0, 0};
   uint64_t pos = r->hdr.pos, chunk = r->chunk_bytes, chunk_end = (pos + chunk - 1) / chunk * chunk;
   for (uint64_t off = 0; off + CT_RECORD_BYTES <= r->hdr.size; off += CT_RECORD_BYTES) {
     uint64_t w0;
@@ -58,6 +59,7 @@ static struct ring_counts ring_count(const struct ct_dump_ring *r) {
     }
     n.records++;
     n.stamped += (w0 & CT_REC_STAMPED) != 0;
+    n.marks += (w0 & CT_REC_ADDR_MASK & CT_REC_DEFER_MARK) != 0;
   }
   return n;
 }
@@ -112,11 +114,12 @@ int main(int argc, char **argv) {
     const struct ct_dump_ring *r = &d->rings[i];
     struct ring_counts n = ring_count(r);
     printf("%s{\"module\":%u,\"tid\":%u,\"flags\":%u,\"size\":%llu,\"pos\":%lld,"
-           "\"records\":%lu,\"stamped\":%lu,\"cuts\":%lu,\"seqs\":%lu,\"after_pos\":%lu}",
+           "\"records\":%lu,\"stamped\":%lu,\"marks\":%lu,\"cuts\":%lu,\"seqs\":%lu,"
+           "\"after_pos\":%lu}",
            i ? "," : "", r->hdr.module_id, r->hdr.tid, r->hdr.flags,
            (unsigned long long)r->hdr.size,
            r->hdr.pos == CT_RING_POS_UNKNOWN ? -1LL : (long long)r->hdr.pos, n.records, n.stamped,
-           n.cuts, n.seqs, n.after_pos);
+           n.marks, n.cuts, n.seqs, n.after_pos);
   }
   printf("],\"modules\":[");
   for (size_t i = 0; i < d->nmodules; i++) {

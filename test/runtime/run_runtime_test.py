@@ -614,6 +614,47 @@ def stamping(c):
                 max(g["seqs"] for g in raw["rings"]), len(lens)))
 
 
+@case("defer_marks")
+def defer_marks(c):
+    """Deferred calls (the pass's experimental defer-calls): no record before a direct call, so
+    the rings of two instrumented modules would lose the cut they are ordered by. While stamping
+    is on, a deferred call to a function that may be in another module writes a stamped mark
+    (its id plus CT_REC_DEFER_MARK) from a cold fragment, through the stamped trampoline; with
+    one module, or for a hidden callee, it writes none. The post-mortem refuses such dumps with
+    a message naming the option (it cannot order their records yet)."""
+    defer = ["-fplugin-arg-crashtrail-defer-calls=1"]
+    exe = c.build(["defer_main.c", "defer_lib.c"], "defer_one", flags=defer)
+    r = c.run([exe, "300"])
+    expect(r.sig == signal.SIGSEGV, "one module: %s" % r.how())
+    dump = c.one_dump(r)
+    raw = c.raw(dump)
+    expect(raw["rings"] and all(g["marks"] == 0 and g["stamped"] == 0 for g in raw["rings"]),
+           "one module: no marks and no stamps expected: %s" % raw["rings"])
+    os.unlink(dump)
+    lib = c.build(["defer_lib.c"], "libct_defer.so", flags=defer + ["-shared", "-fPIC"])
+    exe2 = c.build(["defer_main.c"], "defer_two",
+                   flags=defer + [lib, "-Wl,-rpath," + os.path.dirname(lib)])
+    r = c.run([exe2, "300"])
+    expect(r.sig == signal.SIGSEGV, "two modules: %s" % r.how())
+    dump = c.one_dump(r)
+    raw = c.raw(dump)
+    main_id = [m["id"] for m in raw["modules"] if m["path"] == exe2][0]
+    main_rings = [g for g in raw["rings"] if g["module"] == main_id]
+    # 200 calls of lib_step (i % 3 != 0 of 300) and one of fflush (a declared function that
+    # may call back), all after stamping turned on at start-up; none of local_step (hidden).
+    expect(len(main_rings) == 1 and main_rings[0]["marks"] == 201,
+           "the executable's ring should hold one mark per call of lib_step and fflush: %s" %
+           main_rings)
+    expect(all(g["marks"] == 0 for g in raw["rings"] if g["module"] != main_id),
+           "the library wrote marks: %s" % raw["rings"])
+    sh = subprocess.run([os.path.join(c.bin, "crashtrail"), "show", dump], capture_output=True,
+                        text=True, timeout=120)
+    expect(sh.returncode != 0 and "built with deferred calls" in sh.stderr,
+           "crashtrail show should refuse the dump: %s %s" % (sh.returncode, sh.stderr))
+    return "one module: no mark; two: %d marks for 200 calls into the library and fflush" % (
+        main_rings[0]["marks"])
+
+
 @case("lazy_binding")
 def lazy_binding(c):
     """The runtime's preserve_most entry points are never reached through a lazily bound PLT
