@@ -121,6 +121,33 @@ static void ensureTrampolines(RuntimeGlue &G) {
   G.M.appendModuleInlineAsm(trampoline(CT_SYM_STAMPED_WRITE_HERE, CT_SYM_STAMPED_WRITE_SLOW));
 }
 
+// The fragment at label 1 in Section (see the file comment): the accumulator (operand Acc)
+// pushed, the trampoline called, the two no-ops carrying the offsets to labels 2 and 3, back
+// to label 3. flush_fragment.c recognises these bytes.
+static std::string coldFragment(const std::string &Section, const std::string &Acc,
+                                const std::string &Trampoline) {
+  return ".pushsection " + Section + "\n"
+         "1:\n\t"
+         "leaq -128(%rsp), %rsp\n\t"
+         "pushq " + Acc + "\n\t"
+         "callq " + Trampoline + "\n\t"
+         ".byte 0x0f, 0x1f, 0x80\n\t"   // nopl OFFSET(%rax): the offsets decode as code
+         ".long 2b - .\n\t"
+         ".byte 0x0f, 0x1f, 0x80\n\t"
+         ".long 3b - .\n\t"
+         "leaq 136(%rsp), %rsp\n\t"
+         "jmp 3b\n\t"
+         ".popsection";
+}
+
+// What a flush's asm statement clobbers besides its operands: the flags and the vector
+// registers (the runtime is C).
+static std::string clobbers() {
+  std::string C = ",~{dirflag},~{fpsr},~{flags}";
+  for (unsigned I = 0; I < 16; ++I) C += ",~{xmm" + std::to_string(I) + "}";
+  return C;
+}
+
 void emitOutOfLineFlush(IRBuilder<> &B, RuntimeGlue &G, const std::string &Section, Value *Pos,
                         Value *Acc, bool Stamped, GlobalValue *Anchor) {
   ensureTrampolines(G);
@@ -135,22 +162,10 @@ void emitOutOfLineFlush(IRBuilder<> &B, RuntimeGlue &G, const std::string &Secti
          "addq $$16, $0\n\t"
          "movq $0, $1\n"
          "3:\n\t"
-         ".pushsection " + Section + "\n"
-         "1:\n\t"
-         "leaq -128(%rsp), %rsp\n\t"
-         "pushq $3\n\t"
-         "callq " + std::string(Stamped ? CT_SYM_STAMPED_WRITE_HERE : CT_SYM_WRITE_HERE) + "\n\t"
-         ".byte 0x0f, 0x1f, 0x80\n\t"   // nopl OFFSET(%rax): the offsets decode as code
-         ".long 2b - .\n\t"
-         ".byte 0x0f, 0x1f, 0x80\n\t"
-         ".long 3b - .\n\t"
-         "leaq 136(%rsp), %rsp\n\t"
-         "jmp 3b\n\t"
-         ".popsection";
+         + coldFragment(Section, "$3", Stamped ? CT_SYM_STAMPED_WRITE_HERE : CT_SYM_WRITE_HERE);
   std::string Cons = "=r,=*m,0,re,i,i";
   if (Stamped) Cons += ",*m";
-  Cons += ",~{dirflag},~{fpsr},~{flags}";
-  for (unsigned I = 0; I < 16; ++I) Cons += ",~{xmm" + std::to_string(I) + "}";
+  Cons += clobbers();
   std::vector<Type *> Params{G.RingPos->getType(), Pos->getType(), G.I64,
                              G.ModuleDesc->getType(), Anchor->getType()};
   std::vector<Value *> Args{G.RingPos, Pos, Acc, G.ModuleDesc, Anchor};
@@ -184,20 +199,8 @@ void emitDeferMark(IRBuilder<> &B, RuntimeGlue &G, const std::string &Section, V
                     "2:\n\t"
                     "je 1f\n"
                     "3:\n\t"
-                    ".pushsection " + Section + "\n"
-                    "1:\n\t"
-                    "leaq -128(%rsp), %rsp\n\t"
-                    "pushq $0\n\t"
-                    "callq " CT_SYM_STAMPED_WRITE_HERE "\n\t"
-                    ".byte 0x0f, 0x1f, 0x80\n\t"
-                    ".long 2b - .\n\t"
-                    ".byte 0x0f, 0x1f, 0x80\n\t"
-                    ".long 3b - .\n\t"
-                    "leaq 136(%rsp), %rsp\n\t"
-                    "jmp 3b\n\t"
-                    ".popsection";
-  std::string Cons = "re,i,i,*m,~{memory},~{dirflag},~{fpsr},~{flags}";
-  for (unsigned I = 0; I < 16; ++I) Cons += ",~{xmm" + std::to_string(I) + "}";
+                    + coldFragment(Section, "$0", CT_SYM_STAMPED_WRITE_HERE);
+  std::string Cons = "re,i,i,*m,~{memory}" + clobbers();
   Constant *Mask = G.chunkMask();
   std::vector<Type *> Params{G.I64, G.ModuleDesc->getType(), Anchor->getType(), Mask->getType()};
   std::vector<Value *> Args{Acc, G.ModuleDesc, Anchor, Mask};
