@@ -114,7 +114,7 @@ bool mayBeEnteredFromOutside(const Function &F) {
 
 bool mayDeferRecord(const CallInst &CI) {
   const Function *Callee = CI.getCalledFunction();
-  return Callee && !CI.isMustTailCall() && !CI.isInlineAsm() && !mayComeBackElsewhere(CI) &&
+  return Callee && !CI.isMustTailCall() && !mayComeBackElsewhere(CI) &&
          !CI.doesNotReturn() && !Callee->doesNotReturn() && !callCarriesAcc(CI);
 }
 

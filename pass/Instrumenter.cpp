@@ -310,7 +310,7 @@ struct Emitter {
 
   void run() {
     Function &F = *P.F;
-    if (!O.ComputedRecordIds && !O.InlineSlowPaths) FragmentSection = coldFragmentSection(F);
+    FragmentSection = coldFragmentSection(F, O);
     LeafCalls = FragmentSection.empty() && !F.hasOptNone() && callsNothing(F); // callSlowPath's
     for (BlockPlan &BP : P.Blocks) Ends.push_back(BP.Call ? BP.Call : BP.BB->getTerminator());
     BasicBlock &Entry = F.getEntryBlock();

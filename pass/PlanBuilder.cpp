@@ -116,10 +116,9 @@ struct Builder {
   }
 
   // defer-calls; a call whose callee may be in another module also needs its mark's fragment
-  // (emitDeferMark), which needs the function's fragment section and record-id immediates.
+  // (emitDeferMark), so the function's fragment section.
   bool DeferCalls = currentOptions().DeferCalls;
-  bool ForeignMarks = !currentOptions().ComputedRecordIds && !currentOptions().InlineSlowPaths &&
-                      !coldFragmentSection(F).empty();
+  bool ForeignMarks = DeferCalls && !coldFragmentSection(F, currentOptions()).empty();
 
   void splitAtCalls() {
     std::vector<CallBase *> Calls;

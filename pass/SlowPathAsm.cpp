@@ -46,6 +46,7 @@
 //===----------------------------------------------------------------------------------------===//
 #include "SlowPathAsm.h"
 
+#include "Options.h"
 #include "RuntimeGlue.h"
 
 #include "crashtrail/abi.h"
@@ -65,8 +66,8 @@ static bool plainAsmName(StringRef S) {
   return true;
 }
 
-std::string coldFragmentSection(Function &F) {
-  if (!plainAsmName(F.getName())) return "";
+std::string coldFragmentSection(Function &F, const Options &O) {
+  if (O.ComputedRecordIds || O.InlineSlowPaths || !plainAsmName(F.getName())) return "";
   std::string S = ".text.unlikely.ct." + F.getName().str() + ",\"ax";
   if (const Comdat *C = F.getComdat()) {
     if (!plainAsmName(C->getName())) return "";

@@ -11,11 +11,13 @@
 namespace crashtrail {
 
 struct RuntimeGlue;
+struct Options;
 
 // The section a function's cold fragments go to (in the function's comdat group, if any), as
 // the flags part of a .pushsection; empty if the function cannot have one (its name would
-// need quoting), and its flushes then keep their slow paths inline.
-std::string coldFragmentSection(llvm::Function &F);
+// need quoting; record ids are computed, which fragments cannot read; the options ask for
+// inline slow paths), and its flushes then keep their slow paths inline.
+std::string coldFragmentSection(llvm::Function &F, const Options &O);
 
 // One flush as a single inline assembly statement: the chunk test, the record's two stores
 // and the position's update inline; the slow path a fragment in Section that calls the

@@ -9,8 +9,9 @@
  * Ring records (16 bytes, two little-endian 64-bit words):
  *
  *   w0  bits  0..46  the instrumented function that wrote the record, as the distance from it
- *                    to its module's descriptor (CT_SYM_MODULE): desc - f, below 2^30 (CT_REC_DEFER_MARK). One
- *                    `movq $imm32, (slot)` stores it (ABI 3 and older: f's runtime address)
+ *                    to its module's descriptor (CT_SYM_MODULE): desc - f, below 2^30 (a
+ *                    deferred call's mark adds CT_REC_DEFER_MARK). One `movq $imm32, (slot)`
+ *                    stores it (ABI 3 and older: f's runtime address)
  *       bit   47     CT_REC_STAMPED: bits 48..63 hold the low 16 bits of the thread's stamp
  *       bits 48..63  stamp (stamped records) or 0 (plain records)
  *   w1  the path accumulator: a 1 (the sentinel) at bit s+n, the start-site index in the
