@@ -492,7 +492,7 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
     const struct ct_mfunc *f = m->meta ? ct_meta_find(m->meta, recs[r].rec.fn - m->bias) : NULL;
     uint32_t start = 0;
     calls->n = 0;
-    if (!f || !walk_partial(f, recs[r].mod, &recs[r], r + 1 == n, &start, calls)) {
+    if (!f || !walk_partial(f, recs[r].mod, &recs[r], recs[r].innermost, &start, calls)) {
       p->mismatches++;
       continue; /* the model is not given it */
     }

@@ -16,6 +16,7 @@ struct ct_po_rec {
   struct ct_rec rec;
   uint16_t mod;  /* index in the module set */
   uint8_t gap;   /* history before it was lost */
+  uint8_t innermost; /* with a stop: the innermost instrumented frame (its call there returned) */
   uint32_t stop; /* UINT32_MAX for a record; else the accumulator of a frame on the crashed
                     thread's stack, which stays in the deferred call its walk reaches as the
                     stop-th block (the innermost frame: its last before its last bit, which

@@ -970,7 +970,8 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
     if (stop) {
       uint64_t time = th->nsteps ? th->steps[th->nsteps - 1].time_ns : t->dump->process.monotonic_ns;
       out[k++] = (struct ct_po_rec){{f->addr + rf->mod->bias, acc, time},
-                                    (uint16_t)(rf->mod - t->mods->mods), 0, stop};
+                                    (uint16_t)(rf->mod - t->mods->mods), 0,
+                                    (uint8_t)innermost, stop};
       if (innermost) {
         t->pending_skip_fn = f;
         t->pending_skip = stop;

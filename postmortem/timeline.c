@@ -105,7 +105,7 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
       b->v = nv;
       b->cap = cap;
     }
-    b->v[b->n++] = (struct ct_po_rec){r, mod, (uint8_t)gap, UINT32_MAX};
+    b->v[b->n++] = (struct ct_po_rec){r, mod, (uint8_t)gap, 0, UINT32_MAX};
     gap = 0;
   }
   return gap;
