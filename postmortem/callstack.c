@@ -46,6 +46,8 @@ struct frame {
   uint32_t stop;     /* partial: its walk freezes at the deferred call that is its stop-th
                         block (ct_po_rec.stop); `walked` counts them */
   uint32_t walked;
+  uint32_t lost;     /* its record's first deferred calls whose callees' records were lost with
+                        the history's start (postorder.c): walked past, not waited for */
 };
 
 #define CT_CS_MAX_FRAMES (1u << 16)
@@ -73,7 +75,9 @@ struct ct_callstack {
   const struct ct_module *last_mod; /* the newest record given: its module, function, value */
   uint64_t last_fn, last_acc;
   int po_callback; /* records in ct_postorder's order: whether this one is a callback's entry
-                      (-1: records in ring order, reachable decides) */
+                      (1), an indirect call's target's (2), neither (0) (ct_postorder); -1:
+                      records in ring order, reachable decides */
+  uint32_t po_lost; /* and how many of its first deferred calls lost their callees' records */
 };
 
 struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread *th) {
@@ -197,17 +201,17 @@ void ct_callstack_end_window(struct ct_callstack *cs) {
 static __attribute__((noinline)) struct frame resolve_callee(struct ct_callstack *cs,
                                                              const struct frame *caller,
                                                              const char *name) {
-  struct frame fr = {NULL, NULL, 0, FR_UNKNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0};
+  struct frame fr = {NULL, NULL, 0, FR_UNKNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
   if (!name) return fr; /* an indirect call */
   fr.kind = FR_OPAQUE;
   const struct ct_mfunc *g = ct_meta_resolve(caller->m->meta, name, caller->f->unit);
-  if (g) return (struct frame){g, caller->m, caller->mod, FR_KNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0};
+  if (g) return (struct frame){g, caller->m, caller->mod, FR_KNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
   struct ct_modset *ms = cs->t->mods;
   for (size_t k = 0; k < ms->n; k++) {
     struct ct_module *m = &ms->mods[k];
     if (m == caller->m || !m->meta) continue;
     if ((g = ct_meta_resolve(m->meta, name, UINT32_MAX)))
-      return (struct frame){g, m, (uint16_t)k, FR_KNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0};
+      return (struct frame){g, m, (uint16_t)k, FR_KNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
   }
   return fr;
 }
@@ -323,6 +327,15 @@ static void walk_on(struct ct_callstack *cs, struct ct_walk *w, uint16_t mod, ui
     st = ct_walk_next(w, partial);
   }
   emit(cs, f, mod, site, cs->path, n);
+  while (st == CT_WALK_DEFER && cs->fr[cs->n - 1].lost) { /* its callee's records are gone */
+    cs->fr[cs->n - 1].lost--;
+    cs->gap = 1;
+    st = ct_walk_after_defer(w, partial);
+    if (st == CT_WALK_BLOCK) {
+      walk_on(cs, w, mod, UINT32_MAX, st);
+      return;
+    }
+  }
   if (st == CT_WALK_DEFER) {
     if (partial && cs->fr[cs->n - 1].walked == cs->fr[cs->n - 1].stop)
       cs->fr[cs->n - 1].frozen = 1;
@@ -421,7 +434,7 @@ static inline int is_next_record(const struct frame *fr, const struct ct_mfunc *
  * or resynchronises. `empty`: the record there has no path bits. */
 static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
                    uint16_t mod, uint32_t site, int empty) {
-  struct frame here = {f, m, mod, FR_KNOWN, site, UINT32_MAX, 0, 0, 0, 0, 0};
+  struct frame here = {f, m, mod, FR_KNOWN, site, UINT32_MAX, 0, 0, 0, 0, 0, 0};
   for (unsigned guard = 0; cs->n && guard < (1u << 20); guard++) {
     struct frame *top = &cs->fr[cs->n - 1];
     if (top->kind == FR_KNOWN) {
@@ -431,8 +444,10 @@ static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_
     }
     /* Above a call into code that wrote nothing: a record other than an entry means it has
      * returned; so does an entry its caller reaches through elided flushes. */
-    if (site != 0 ||
-        (cs->po_callback >= 0 ? !cs->po_callback : reachable(cs, cs->n - 1, f, site))) {
+    int returned = cs->po_callback < 0 ? reachable(cs, cs->n - 1, f, site)
+                   : top->kind == FR_OPAQUE ? cs->po_callback != 1 /* not its callback */
+                                            : cs->po_callback == 0; /* not its target */
+    if (site != 0 || returned) {
       pop(cs);
       resume_suspended(cs);
       continue;
@@ -489,7 +504,7 @@ static inline int enters_indirect_target(struct ct_callstack *cs, const struct c
   if (top->kind != FR_UNKNOWN || caller->kind != FR_KNOWN ||
       (caller->f == f && caller->site == 0) || caller->f->site_elided[caller->site] != UINT32_MAX)
     return 0;
-  *top = (struct frame){f, m, mod, FR_KNOWN, site, UINT32_MAX, 0, 0, 0, 0, 0};
+  *top = (struct frame){f, m, mod, FR_KNOWN, site, UINT32_MAX, 0, 0, 0, 0, 0, 0};
   return 1;
 }
 
@@ -511,7 +526,7 @@ static const struct ct_mfunc *cross_call(struct ct_callstack *cs, const struct c
   if (!g) return NULL;
   uint32_t cont = mb->succ[0].block;
   if (!dry) fr->cont = cont;
-  push(cs, (struct frame){g, fr->m, fr->mod, FR_KNOWN, 0, dry ? cont : UINT32_MAX, 0, 0, 0, 0, 0});
+  push(cs, (struct frame){g, fr->m, fr->mod, FR_KNOWN, 0, dry ? cont : UINT32_MAX, 0, 0, 0, 0, 0, 0});
   return g;
 }
 
@@ -678,7 +693,7 @@ static int record_flow_fresh(struct ct_callstack *cs, const struct ct_rec *r,
   for (size_t i = 0; i < nc; i++) {
     struct ct_walk w;
     if (ct_walk_start(&w, cand[i], r->acc) != CT_WALK_BLOCK) continue;
-    push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX, 0, 0, 0, 0, 0});
+    push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX, 0, 0, 0, 0, 0, 0});
     cs->th->depth--; /* the frame is where the history starts, at the thread's depth */
     if (record_flow(cs, r, W, mod, gap)) return 1;
     cs->th->depth++;
@@ -695,7 +710,7 @@ static int flow_start_fits(struct ct_callstack *cs, const struct ct_rec *r,
                            uint16_t mod) {
   struct ct_walk w;
   if (ct_walk_start(&w, c, r->acc) != CT_WALK_BLOCK || w.site != 0) return 0;
-  push(cs, (struct frame){c, m, mod, FR_KNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0});
+  push(cs, (struct frame){c, m, mod, FR_KNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0, 0});
   int fits = flow_fits(cs, w, W, c->site_bits);
   pop(cs);
   return fits;
@@ -861,6 +876,7 @@ static __attribute__((noinline)) void record_walked(struct ct_callstack *cs, con
       cs->fr[cs->n - 1].f == f && record_flow(cs, r, f, mod, 0))
     return;
   if (f->flags & CT_FN_DEFERS) {
+    if (cs->n && cs->fr[cs->n - 1].f == f) cs->fr[cs->n - 1].lost = cs->po_lost;
     walk_on(cs, &w, mod, w.site, st);
     resume_suspended(cs);
     return;
@@ -929,7 +945,8 @@ static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p) {
 }
 
 void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_rec *recs,
-                          const size_t *order, const uint8_t *callback, size_t n) {
+                          const size_t *order, const uint8_t *callback, const uint32_t *lost,
+                          size_t n) {
   const int summaries = cs->sw && !cs->t->keep_blocks;
   for (size_t i = 0; i < n; i++) {
     const struct ct_po_rec *p = &recs[order[i]];
@@ -938,6 +955,7 @@ void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_rec *recs,
       continue;
     }
     cs->po_callback = callback[order[i]];
+    cs->po_lost = lost ? lost[order[i]] : 0;
     struct ct_module *m = &cs->t->mods->mods[p->mod];
     if (!(summaries && record_summarised(cs, &p->rec, m, p->mod, p->gap)))
       record_walked(cs, &p->rec, m, p->mod, p->gap);
@@ -1030,7 +1048,7 @@ const struct ct_mfunc *ct_callstack_flow_pending(struct ct_callstack *cs, const 
   size_t nc = carried_starts(m, f, &cand);
   for (size_t i = 0; i < nc; i++) {
     if (ct_walk_start(&w, cand[i], acc) != CT_WALK_BLOCK) continue;
-    push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX, 0, 0, 0, 0, 0});
+    push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX, 0, 0, 0, 0, 0, 0});
     cs->th->depth--;
     if (pending_walk(cs, w, 1) == f) return pending_walk(cs, w, 0);
     cs->th->depth++;

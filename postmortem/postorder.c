@@ -80,6 +80,9 @@ struct po {
   int commit;
   size_t mismatches;
   uint8_t *callback; /* per record: the entry of a callback from code without records */
+  int lost;          /* the history starts after lost records (the ring wrapped) */
+  size_t lost_calls; /* match_back gave up on this many first calls (their records lost) */
+  uint32_t *lost_out; /* per record: its first deferred calls whose callees' records are lost */
 };
 
 static int slots_add(struct slots *s, const struct ct_mfunc *f, const struct ct_mblock *mb,
@@ -269,10 +272,11 @@ static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, 
     const struct ct_mfunc *next = NULL;
     for (size_t j = i + 1; j < k && !next; j++) next = callee(p, &s[j]);
     if (!next) next = expect;
-    while (*cur < end && p->st[*cur].f != next && p->st[*cur].state == IT_DONE) {
-      if (p->commit && p->st[*cur].own != NONE)
-        p->callback[p->st[*cur].own] = 1;
-      append(p, out, p->st[(*cur)++].recs);
+    while (*cur < end && p->st[*cur].f != next &&
+           (p->st[*cur].state == IT_DONE || p->st[*cur].state == IT_TAIL)) {
+      size_t j = (*cur)++;
+      if (p->commit && p->st[j].own != NONE) p->callback[p->st[j].own] = s[i].mb->callee ? 1 : 2;
+      if (!close_item(p, j, cur, end, next, depth, out)) return 0; /* a tail call: its callee */
     }
   }
   return 1;
@@ -306,6 +310,12 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
       int ok = quiet ? match_back(p, calls.v, calls.n, lo, top, depth + 1, out)
                      : take_back(p, g, lo, top, depth, out);
       free(calls.v);
+      /* With the history's start lost, a call whose callee is not there ran before it: so did
+       * the calls before it. */
+      if (!ok && p->lost && depth == 0) {
+        p->lost_calls = i + 1;
+        return 1;
+      }
       if (!ok) return 0;
       continue;
     }
@@ -317,7 +327,7 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
     while (*top > lo && p->st[*top - 1].state == IT_DONE && p->st[*top - 1].f != prev &&
            !directly_called(p, p->st[*top - 1].f)) {
       if (p->commit && p->st[*top - 1].own != NONE)
-        p->callback[p->st[*top - 1].own] = 1;
+        p->callback[p->st[*top - 1].own] = s[i].mb->callee ? 1 : 2;
       prepend(p, out, p->st[*top - 1].recs);
       --*top;
     }
@@ -326,11 +336,13 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
 }
 
 static int push(struct po *p, struct item it) {
-  if (it.state == IT_TAIL) { /* a tail call to a function that never writes nor calls: done */
+  if (it.state == IT_TAIL) { /* a tail call to a function that never writes nor calls, or to
+                                code without records (pthread_mutex_lock): done */
     struct slot ts = {it.f, it.wait, it.mod};
     const struct ct_mfunc *g = callee(p, &ts);
     struct slots calls = {0};
-    if (g && silent(g, callee_mod(p, &ts, g), &calls) && calls.n == 0) {
+    if ((!g && it.wait->callee) ||
+        (g && silent(g, callee_mod(p, &ts, g), &calls) && calls.n == 0)) {
       it.state = IT_DONE;
       it.wait = NULL;
     }
@@ -343,22 +355,10 @@ static int push(struct po *p, struct item it) {
     p->st = ns;
     p->cap = cap;
   }
+  /* A tail call's callee is not joined here: its item comes after those of the calls it
+   * deferred, so the item above is not it yet. close_item joins them when the caller's
+   * record takes the caller (its closing call is the tail call). */
   p->st[p->n++] = it;
-  /* a tail call's callee returned: the caller's invocation ends with it */
-  while (p->n >= 2 && p->st[p->n - 1].state == IT_DONE && p->st[p->n - 2].state == IT_TAIL) {
-    struct item *below = &p->st[p->n - 2];
-    struct slot ts = {below->f, below->wait, below->mod};
-    const struct ct_mfunc *g = callee(p, &ts);
-    if (g && g != p->st[p->n - 1].f) break;
-    if (!g && p->st[p->n - 1].own != NONE) p->callback[p->st[p->n - 1].own] = 1;
-    int c = p->commit;
-    p->commit = 1;
-    append(p, &below->recs, p->st[p->n - 1].recs);
-    p->commit = c;
-    below->state = IT_DONE;
-    below->wait = NULL;
-    p->n--;
-  }
   return 0;
 }
 
@@ -440,12 +440,14 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
   if (start != 0 && !chain_slots(f, mod, 0, start, pre)) pre->n = 0; /* inside f */
   for (int commit = 0; commit < 2; commit++) {
     p->commit = commit;
-    size_t top = p->n;
+    size_t top = p->n, lost;
     struct list before = EMPTY, after = EMPTY;
-    if (!match_back(p, calls->v, calls->n, 0, &top, 0, &after) ||
-        !match_back(p, pre->v, pre->n, 0, &top, 0, &before))
-      return 0;
+    p->lost_calls = 0;
+    if (!match_back(p, calls->v, calls->n, 0, &top, 0, &after)) return 0;
+    lost = p->lost_calls;
+    if (!lost && !match_back(p, pre->v, pre->n, 0, &top, 0, &before)) return 0;
     if (commit) {
+      p->lost_out[r] = (uint32_t)lost;
       it->recs = EMPTY;
       append(p, &it->recs, before);
       p->next[r] = NONE;
@@ -541,9 +543,13 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
 }
 
 int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n, size_t nframes,
-                 size_t *order, uint8_t *callback, size_t *nout, size_t *mismatches) {
-  struct po p = {mods, NULL, 0, NULL, 0, 0, calloc(n ? n : 1, sizeof(size_t)), 1, 0, callback};
+                 size_t *order, uint8_t *callback, uint32_t *lost, size_t *nout,
+                 size_t *mismatches) {
+  struct po p = {mods,     NULL, 0, NULL, 0, 0, calloc(n ? n : 1, sizeof(size_t)), 1, 0,
+                 callback, 0,    0, lost};
   memset(callback, 0, n);
+  memset(lost, 0, n * sizeof *lost);
+  p.lost = n && recs[0].gap;
   struct slots calls = {0}, pre = {0};
   int rc = -1;
   if (!p.next || build_called(&p) != 0) goto out;
@@ -560,6 +566,19 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n,
       p.commit = 1;
       if (push(&p, it) != 0) goto out;
       continue;
+    }
+    static long tr_lo = -2, tr_hi = -1;
+    if (tr_lo == -2) {
+      const char *e = getenv("CT_PO_TRACE");
+      tr_lo = -1;
+      if (e) sscanf(e, "%ld:%ld", &tr_lo, &tr_hi);
+    }
+    if ((long)r >= tr_lo && (long)r <= tr_hi) {
+      fprintf(stderr, "rec %zu %s start %u calls %zu end-state %d site %u; stack:", r, f->display,
+              start, calls.n, it.state, it.site);
+      for (size_t i = p.n > 16 ? p.n - 16 : 0; i < p.n; i++)
+        fprintf(stderr, " [%s %d]", p.st[i].f ? p.st[i].f->display : "?", p.st[i].state);
+      fprintf(stderr, "\n");
     }
     int placed = 0;
     if (start != 0)
@@ -587,6 +606,21 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n,
       struct list rl = {r, r};
       if (!new_item(&p, f, recs[r].mod, r, start, &calls, &pre, &it)) {
         p.mismatches++;
+        if (getenv("CT_PO_DEBUG"))
+        {
+          fprintf(stderr, "mismatch %zu of %zu: %s site %u, %zu calls, %zu items\n", r, n,
+                  f->display, start, calls.n, p.n);
+          for (size_t i = 0; i < calls.n && p.mismatches < 4; i++) {
+            const struct ct_mfunc *g = callee(&p, &calls.v[i]);
+            struct slots q = {0};
+            fprintf(stderr, "  call %s%s\n", calls.v[i].mb->callee ? calls.v[i].mb->callee : "(indirect)",
+                    g ? (silent(g, recs[r].mod, &q) ? " silent" : "") : " foreign");
+            free(q.v);
+          }
+          for (size_t i = p.n > 8 ? p.n - 8 : 0; i < p.n && p.mismatches < 4; i++)
+            fprintf(stderr, "  item %s state %d site %u wait %s\n", p.st[i].f ? p.st[i].f->display : "?",
+                    p.st[i].state, p.st[i].site, p.st[i].wait ? (p.st[i].wait->callee ? p.st[i].wait->callee : "(ind)") : "-");
+        }
         it.recs = rl;
       }
       p.commit = 1;

@@ -27,11 +27,15 @@ struct ct_po_rec {
  * thread's frames suspended in deferred calls (stop set), outermost first.
  * order[0..*nout): indices into recs, each record before the records of the calls it deferred
  * (a frame's accumulator that fits nowhere is left out);
- * callback[0..n): per record, 1 if it is the entry of an invocation from code without records
- * or through a pointer (the model cannot tell those from calls its caller made later).
+ * callback[0..n): per record, whether it is the entry of an invocation that a call into code
+ * without records made (1: a callback) or that a call through a pointer made (2), which the
+ * model cannot tell from calls its caller made later; 0 otherwise;
+ * lost[0..n): per record, how many of its first deferred calls ran before the history's start
+ * (their callees' records were overwritten: the model walks past them).
  * *mismatches: records that fit no invocation (kept where they were, for the model to
  * resynchronise on). Returns 0, or -1 when out of memory. */
 int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n, size_t nframes,
-                 size_t *order, uint8_t *callback, size_t *nout, size_t *mismatches);
+                 size_t *order, uint8_t *callback, uint32_t *lost, size_t *nout,
+                 size_t *mismatches);
 
 #endif

@@ -128,11 +128,24 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
   }
   size_t *order = malloc((b->n ? b->n : 1) * sizeof *order), mismatched = 0, nout = 0;
   uint8_t *callback = malloc(b->n ? b->n : 1);
-  if (!order || !callback ||
-      ct_postorder(t->mods, b->v, b->n, nframes, order, callback, &nout, &mismatched) != 0) {
+  uint32_t *lost = malloc((b->n ? b->n : 1) * sizeof *lost);
+  if (!order || !callback || !lost ||
+      ct_postorder(t->mods, b->v, b->n, nframes, order, callback, lost, &nout, &mismatched) != 0) {
     free(order);
     free(callback);
+    free(lost);
     return -1;
+  }
+  if (getenv("CT_PO_AROUND")) {
+    size_t at = (size_t)atol(getenv("CT_PO_AROUND"));
+    for (size_t i = at > 40 ? at - 40 : 0; i < b->n && i < at + 5; i++) {
+      struct ct_module *m = &t->mods->mods[b->v[i].mod];
+      const struct ct_mfunc *f = ct_meta_find(m->meta, b->v[i].rec.fn - m->bias);
+      struct ct_walk w;
+      ct_walk_start(&w, f, b->v[i].rec.acc);
+      fprintf(stderr, "ring %zu %s site %u bits %u gap %d\n", i, f ? f->display : "?", w.site,
+              w.nbits, b->v[i].gap);
+    }
   }
   if (getenv("CT_PO_DEBUG")) {
     for (size_t i = 0; i < nout; i++) {
@@ -143,9 +156,10 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
     }
     fprintf(stderr, "po mismatches %zu\n", mismatched);
   }
-  ct_callstack_records(cs, b->v, order, callback, nout);
+  ct_callstack_records(cs, b->v, order, callback, lost, nout);
   free(order);
   free(callback);
+  free(lost);
   return 0;
 }
 
