@@ -70,8 +70,16 @@ struct slots {
   size_t n, cap;
 };
 
+#define CACHE_BITS 12
+struct po_cache { /* direct-mapped, by calling block: a call is met millions of times */
+  const struct ct_mblock *mb;
+  const struct ct_mfunc *g;
+  int8_t quiet; /* silent(g) with no calls of its own: 1; silent with calls: 2; not: 0 */
+};
+
 struct po {
   struct ct_modset *mods;
+  struct po_cache *cache;
   const char **called; /* open-addressing set of the names direct calls name, any module */
   size_t called_cap;
   struct item *st;
@@ -158,9 +166,35 @@ static int directly_called(const struct po *p, const struct ct_mfunc *f) {
   return 0;
 }
 
+static const struct ct_mfunc *resolve(struct po *p, const struct slot *s);
+static int silent(const struct ct_mfunc *g, uint16_t mod, struct slots *calls);
+static uint16_t callee_mod(struct po *p, const struct slot *s, const struct ct_mfunc *g);
+
+static struct po_cache *cached(struct po *p, const struct slot *s) {
+  size_t h = ((uintptr_t)s->mb >> 4) * 0x9E3779B97F4A7C15ull >> (64 - CACHE_BITS);
+  struct po_cache *c = &p->cache[h];
+  if (c->mb != s->mb) {
+    c->mb = s->mb;
+    c->g = resolve(p, s);
+    c->quiet = 0;
+    if (c->g) {
+      struct slots calls = {0};
+      if (silent(c->g, callee_mod(p, s, c->g), &calls)) c->quiet = calls.n ? 2 : 1;
+      free(calls.v);
+    }
+  }
+  return c;
+}
+
+/* The function a call enters (cached by calling block); NULL for an indirect call or code
+ * without records. */
+static const struct ct_mfunc *callee(struct po *p, const struct slot *s) {
+  return s->mb->callee ? cached(p, s)->g : NULL;
+}
+
 /* The function a call enters: resolved as the linker binds it (the caller's unit, its module,
  * the other instrumented modules); NULL for an indirect call or code without records. */
-static const struct ct_mfunc *callee(struct po *p, const struct slot *s) {
+static const struct ct_mfunc *resolve(struct po *p, const struct slot *s) {
   if (!s->mb->callee) return NULL;
   struct ct_module *m = &p->mods->mods[s->mod];
   const struct ct_mfunc *g = ct_meta_resolve(m->meta, s->mb->callee, s->f->unit);
@@ -251,7 +285,8 @@ static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, 
     const struct ct_mfunc *g = callee(p, &s[i]);
     if (g) {
       struct slots calls = {0};
-      int quiet = silent(g, callee_mod(p, &s[i], g), &calls);
+      int quiet = cached(p, &s[i])->quiet;
+      if (quiet == 2) silent(g, callee_mod(p, &s[i], g), &calls);
       int ok = 1;
       if (quiet) {
         const struct ct_mfunc *next = NULL;
@@ -306,7 +341,8 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
     const struct ct_mfunc *g = callee(p, &s[i]);
     if (g) {
       struct slots calls = {0};
-      int quiet = silent(g, callee_mod(p, &s[i], g), &calls);
+      int quiet = cached(p, &s[i])->quiet;
+      if (quiet == 2) silent(g, callee_mod(p, &s[i], g), &calls);
       int ok = quiet ? match_back(p, calls.v, calls.n, lo, top, depth + 1, out)
                      : take_back(p, g, lo, top, depth, out);
       free(calls.v);
@@ -545,14 +581,16 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
 int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n, size_t nframes,
                  size_t *order, uint8_t *callback, uint32_t *lost, size_t *nout,
                  size_t *mismatches) {
-  struct po p = {mods,     NULL, 0, NULL, 0, 0, calloc(n ? n : 1, sizeof(size_t)), 1, 0,
-                 callback, 0,    0, lost};
+  struct po p = {mods, NULL, NULL, 0, NULL, 0, 0, calloc(n ? n : 1, sizeof(size_t)), 1, 0,
+                 callback, 0, 0, lost};
   memset(callback, 0, n);
   memset(lost, 0, n * sizeof *lost);
   p.lost = n && recs[0].gap;
   struct slots calls = {0}, pre = {0};
   int rc = -1;
-  if (!p.next || build_called(&p) != 0) goto out;
+  if (!p.next || !(p.cache = calloc(1u << CACHE_BITS, sizeof *p.cache)) ||
+      build_called(&p) != 0)
+    goto out;
   for (size_t r = 0; r + nframes < n; r++) {
     p.next[r] = NONE;
     struct ct_module *m = &mods->mods[recs[r].mod];
@@ -658,6 +696,7 @@ out:
   free(p.st);
   free(p.next);
   free(p.called);
+  free(p.cache);
   free(calls.v);
   free(pre.v);
   return rc;
