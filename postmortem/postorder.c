@@ -498,7 +498,8 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
 /* A frame's unfinished path (a ct_po_rec with a stop): the deferred calls it passed before the
  * one it is in, into `calls`. 0 if it does not reach that call. */
 static int walk_partial(const struct ct_mfunc *f, uint16_t mod, const struct ct_po_rec *v,
-                        int innermost, uint32_t *start, struct slots *calls) {
+                        int innermost, uint32_t *start, struct slots *calls,
+                        const struct ct_mblock **stop) {
   struct ct_walk w;
   int st = ct_walk_start(&w, f, v->rec.acc);
   uint32_t blocks = 0;
@@ -510,8 +511,10 @@ static int walk_partial(const struct ct_mfunc *f, uint16_t mod, const struct ct_
       continue;
     }
     if (st != CT_WALK_DEFER) return 0;
-    if (blocks == v->stop) /* the innermost frame's call there returned: its callee's too */
+    if (blocks == v->stop) { /* the innermost frame's call there returned: its callee's too */
+      *stop = &f->blocks[w.block];
       return !innermost || slots_add(calls, f, &f->blocks[w.block], mod) == 0;
+    }
     if (slots_add(calls, f, &f->blocks[w.block], mod) != 0) return 0;
     st = ct_walk_after_defer(&w, 1);
   }
@@ -530,9 +533,23 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
     const struct ct_mfunc *f = m->meta ? ct_meta_find(m->meta, recs[r].rec.fn - m->bias) : NULL;
     uint32_t start = 0;
     calls->n = 0;
-    if (!f || !walk_partial(f, recs[r].mod, &recs[r], recs[r].innermost, &start, calls)) {
+    const struct ct_mblock *stop = NULL;
+    if (!f || !walk_partial(f, recs[r].mod, &recs[r], recs[r].innermost, &start, calls, &stop)) {
       p->mismatches++;
       continue; /* the model is not given it */
+    }
+    /* The call it is in entered a function that writes no record and left the stack by a tail
+     * call (check tail-calling inspect at -O2): the calls that function made before it, on
+     * its branch-free walk, are this frame's too. */
+    struct slot ss = {f, stop, recs[r].mod};
+    if (!recs[r].innermost && stop->callee && cached(p, &ss)->quiet == 2) {
+      const struct ct_mfunc *g = callee(p, &ss);
+      struct slots more = {0};
+      silent(g, callee_mod(p, &ss, g), &more);
+      size_t keep = more.n && more.v[more.n - 1].mb->nsucc == 0 &&
+                            (more.v[more.n - 1].mb->term == CT_TERM_CALL) ? more.n - 1 : more.n;
+      for (size_t i = 0; i < keep; i++) slots_add(calls, more.v[i].f, more.v[i].mb, more.v[i].mod);
+      free(more.v);
     }
     if (getenv("CT_PO_DEBUG"))
       fprintf(stderr, "frame %s acc %#llx stop %u start %u calls %zu anchor %zu items %zu\n",

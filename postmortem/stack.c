@@ -915,7 +915,7 @@ static void frame_line_from_path(struct ct_tl_thread *th, const struct raw_frame
 static uint32_t deferred_stop(const struct ct_meta *meta, const struct ct_mfunc *f, uint64_t acc,
                               const struct ct_mfunc *inner, int innermost) {
   struct ct_walk w;
-  uint32_t stop = 0, blocks = 0;
+  uint32_t stop = 0, blocks = 0, any = 0;
   int st = ct_walk_start(&w, f, acc);
   for (uint32_t guard = 0; guard < (1u << 24); guard++) {
     if (st == CT_WALK_BLOCK) {
@@ -927,13 +927,13 @@ static uint32_t deferred_stop(const struct ct_meta *meta, const struct ct_mfunc 
     const struct ct_mblock *mb = &f->blocks[w.block];
     if (innermost) {
       if (w.used < w.nbits) stop = blocks;
-    } else if (w.used == w.nbits &&
-               (!inner || ct_meta_resolve(meta, mb->callee, f->unit) == inner)) {
-      return blocks;
+    } else if (w.used == w.nbits) {
+      if (!inner || ct_meta_resolve(meta, mb->callee, f->unit) == inner) return blocks;
+      if (!any) any = blocks; /* the callee may have tail-called the frame inside */
     }
     st = ct_walk_after_defer(&w, 1);
   }
-  return innermost ? stop : 0;
+  return innermost ? stop : any;
 }
 
 size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
