@@ -41,8 +41,10 @@ struct frame {
   uint8_t suspended; /* its walk stopped at a deferred call (the callee is the frame above):
                         the rest of it is cs->susp[its index], resumed when the callee returns */
   uint8_t partial;   /* its walk is a frame's unfinished path read from the stack at the dump
-                        (ct_po_rec.stop): it may run out of bits */
-  uint8_t frozen;    /* suspended at the call it was in at the dump: never resumed */
+                        (ct_po_rec.stop): it may run out of bits. 2: the innermost frame's */
+  uint8_t frozen;    /* suspended at the call it was in at the dump, never resumed: 1; the
+                        innermost frame's last deferred call before its last bit (pending_path
+                        goes on from there): 2 */
   uint32_t stop;     /* partial: its walk freezes at the deferred call that is its stop-th
                         block (ct_po_rec.stop); `walked` counts them */
   uint32_t walked;
@@ -296,6 +298,8 @@ static int zero_walk(struct ct_callstack *cs, const struct ct_mfunc *f, uint32_t
   return 1;
 }
 
+static int advance(struct ct_callstack *cs);
+
 /* Deferred calls (CT_FN_DEFERS): a record's walk that reaches one stops there, the callee's
  * frame is pushed above it (its records come next: postorder.c put them after the caller's),
  * and the walk goes on when that frame returns (resume_suspended). */
@@ -337,8 +341,8 @@ static void walk_on(struct ct_callstack *cs, struct ct_walk *w, uint16_t mod, ui
     }
   }
   if (st == CT_WALK_DEFER) {
-    if (partial && cs->fr[cs->n - 1].walked == cs->fr[cs->n - 1].stop)
-      cs->fr[cs->n - 1].frozen = 1;
+    int frozen = partial && cs->fr[cs->n - 1].walked == cs->fr[cs->n - 1].stop;
+    if (frozen) cs->fr[cs->n - 1].frozen = cs->fr[cs->n - 1].partial; /* 2: the innermost */
     suspend(cs, w);
   } else if (partial) {
     /* out of bits before the call it was in: the path does not fit the stack */
@@ -938,7 +942,7 @@ static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p) {
   cs->time = p->rec.time_ns;
   locate(cs, f, m, p->mod, w.site, 1); /* no flush: found by its site alone */
   if (!cs->n || cs->fr[cs->n - 1].f != f || cs->fr[cs->n - 1].kind != FR_KNOWN) return;
-  cs->fr[cs->n - 1].partial = 1;
+  cs->fr[cs->n - 1].partial = p->innermost ? 2 : 1;
   cs->fr[cs->n - 1].stop = p->stop;
   cs->fr[cs->n - 1].walked = 0;
   walk_on(cs, &w, p->mod, w.site, CT_WALK_BLOCK);
@@ -951,6 +955,7 @@ void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_rec *recs,
   for (size_t i = 0; i < n; i++) {
     const struct ct_po_rec *p = &recs[order[i]];
     if (p->stop != UINT32_MAX) {
+      cs->po_callback = 0;
       record_partial(cs, p);
       continue;
     }
@@ -962,6 +967,19 @@ void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_rec *recs,
     cs->last_mod = m;
     cs->last_fn = p->rec.fn;
     cs->last_acc = p->rec.acc;
+  }
+  /* The frames' unfinished paths read from the stack have no records after them to bring
+   * back the callees they wait for: a callee without records, or one that writes none,
+   * returns, and the path goes on, up to the call each frame is in. */
+  for (unsigned guard = 0; guard < (1u << 20) && cs->n >= 2; guard++) {
+    struct frame *top = &cs->fr[cs->n - 1], *below = top - 1;
+    if (!below->partial || !below->suspended || below->frozen == 1 || top->suspended) break;
+    if (top->kind != FR_KNOWN) {
+      pop(cs);
+      resume_suspended(cs); /* not the innermost frozen one: pending_path goes on there */
+    } else if (!advance(cs)) {
+      break;
+    }
   }
   cs->po_callback = -1;
 }

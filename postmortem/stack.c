@@ -912,7 +912,7 @@ static void frame_line_from_path(struct ct_tl_thread *th, const struct raw_frame
  * is in, the first its walk reaches once every bit is read whose callee is `inner` (any, when
  * the frame inside it is not instrumented); the innermost instrumented frame at its last
  * deferred call before its last bit (pending_path walks the rest from there). 0 if none. */
-static uint32_t deferred_stop(const struct ct_meta *meta, const struct ct_mfunc *f, uint64_t acc,
+static uint32_t deferred_stop(const struct ct_mfunc *f, uint64_t acc,
                               const struct ct_mfunc *inner, int innermost) {
   struct ct_walk w;
   uint32_t stop = 0, blocks = 0, any = 0;
@@ -928,7 +928,8 @@ static uint32_t deferred_stop(const struct ct_meta *meta, const struct ct_mfunc 
     if (innermost) {
       if (w.used < w.nbits) stop = blocks;
     } else if (w.used == w.nbits) {
-      if (!inner || ct_meta_resolve(meta, mb->callee, f->unit) == inner) return blocks;
+      if (!inner || (mb->callee && inner->name && !strcmp(mb->callee, inner->name)))
+        return blocks; /* by name: the callee may be in another module */
       if (!any) any = blocks; /* the callee may have tail-called the frame inside */
     }
     st = ct_walk_after_defer(&w, 1);
@@ -966,7 +967,7 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
       inner = f;
       continue;
     }
-    uint32_t stop = deferred_stop(rf->mod->meta, f, acc, inner, innermost);
+    uint32_t stop = deferred_stop(f, acc, inner, innermost);
     if (stop) {
       uint64_t time = th->nsteps ? th->steps[th->nsteps - 1].time_ns : t->dump->process.monotonic_ns;
       out[k++] = (struct ct_po_rec){{f->addr + rf->mod->bias, acc, time},
