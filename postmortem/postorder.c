@@ -32,7 +32,6 @@
  */
 #include "postorder.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -551,10 +550,6 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
       for (size_t i = 0; i < keep; i++) slots_add(calls, more.v[i].f, more.v[i].mb, more.v[i].mod);
       free(more.v);
     }
-    if (getenv("CT_PO_DEBUG"))
-      fprintf(stderr, "frame %s acc %#llx stop %u start %u calls %zu anchor %zu items %zu\n",
-              f->display, (unsigned long long)recs[r].rec.acc, recs[r].stop, start, calls->n,
-              *anchor, p->n);
     size_t j = NONE;
     for (size_t k = p->n; k-- > *anchor && j == NONE;)
       if (p->st[k].f == f && p->st[k].state == IT_OPEN && p->st[k].site == start) j = k;
@@ -622,19 +617,6 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n,
       if (push(&p, it) != 0) goto out;
       continue;
     }
-    static long tr_lo = -2, tr_hi = -1;
-    if (tr_lo == -2) {
-      const char *e = getenv("CT_PO_TRACE");
-      tr_lo = -1;
-      if (e) sscanf(e, "%ld:%ld", &tr_lo, &tr_hi);
-    }
-    if ((long)r >= tr_lo && (long)r <= tr_hi) {
-      fprintf(stderr, "rec %zu %s start %u calls %zu end-state %d site %u; stack:", r, f->display,
-              start, calls.n, it.state, it.site);
-      for (size_t i = p.n > 16 ? p.n - 16 : 0; i < p.n; i++)
-        fprintf(stderr, " [%s %d]", p.st[i].f ? p.st[i].f->display : "?", p.st[i].state);
-      fprintf(stderr, "\n");
-    }
     int placed = 0;
     if (start != 0)
       for (size_t j = p.n; j-- > 0 && !placed;) {
@@ -661,21 +643,6 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n,
       struct list rl = {r, r};
       if (!new_item(&p, f, recs[r].mod, r, start, &calls, &pre, &it)) {
         p.mismatches++;
-        if (getenv("CT_PO_DEBUG"))
-        {
-          fprintf(stderr, "mismatch %zu of %zu: %s site %u, %zu calls, %zu items\n", r, n,
-                  f->display, start, calls.n, p.n);
-          for (size_t i = 0; i < calls.n && p.mismatches < 4; i++) {
-            const struct ct_mfunc *g = callee(&p, &calls.v[i]);
-            struct slots q = {0};
-            fprintf(stderr, "  call %s%s\n", calls.v[i].mb->callee ? calls.v[i].mb->callee : "(indirect)",
-                    g ? (silent(g, recs[r].mod, &q) ? " silent" : "") : " foreign");
-            free(q.v);
-          }
-          for (size_t i = p.n > 8 ? p.n - 8 : 0; i < p.n && p.mismatches < 4; i++)
-            fprintf(stderr, "  item %s state %d site %u wait %s\n", p.st[i].f ? p.st[i].f->display : "?",
-                    p.st[i].state, p.st[i].site, p.st[i].wait ? (p.st[i].wait->callee ? p.st[i].wait->callee : "(ind)") : "-");
-        }
         it.recs = rl;
       }
       p.commit = 1;

@@ -136,26 +136,10 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
     free(lost);
     return -1;
   }
-  if (getenv("CT_PO_AROUND")) {
-    size_t at = (size_t)atol(getenv("CT_PO_AROUND"));
-    for (size_t i = at > 40 ? at - 40 : 0; i < b->n && i < at + 5; i++) {
-      struct ct_module *m = &t->mods->mods[b->v[i].mod];
-      const struct ct_mfunc *f = ct_meta_find(m->meta, b->v[i].rec.fn - m->bias);
-      struct ct_walk w;
-      ct_walk_start(&w, f, b->v[i].rec.acc);
-      fprintf(stderr, "ring %zu %s site %u bits %u gap %d\n", i, f ? f->display : "?", w.site,
-              w.nbits, b->v[i].gap);
-    }
-  }
-  if (getenv("CT_PO_DEBUG")) {
-    for (size_t i = 0; i < nout; i++) {
-      struct ct_module *m = &t->mods->mods[b->v[order[i]].mod];
-      const struct ct_mfunc *f = ct_meta_find(m->meta, b->v[order[i]].rec.fn - m->bias);
-      fprintf(stderr, "po %zu <- %zu %s %#llx\n", i, order[i], f ? f->display : "?",
-              (unsigned long long)b->v[order[i]].rec.acc);
-    }
-    fprintf(stderr, "po mismatches %zu\n", mismatched);
-  }
+  if (mismatched)
+    ct_timeline_warn(t, "thread %u: %zu records of functions built with deferred calls fit no "
+                     "call of the records around them: decoded where they were", th->tid,
+                     mismatched);
   ct_callstack_records(cs, b->v, order, callback, lost, nout);
   free(order);
   free(callback);
