@@ -125,12 +125,6 @@ static void prepend(struct po *p, struct list *l, struct list m) {
 
 static const struct list EMPTY = {NONE, NONE};
 
-static size_t name_hash(const char *s) {
-  size_t h = 14695981039346656037u;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-  return h;
-}
-
 /* The set of names that direct calls (recorded or deferred) name, in every module. */
 static int build_called(struct po *p) {
   size_t n = 0;
@@ -147,7 +141,7 @@ static int build_called(struct po *p) {
       for (uint32_t b = 0; b < f->nblocks; b++) {
         const char *c = f->blocks[b].callee;
         if (!c) continue;
-        size_t h = name_hash(c) & (cap - 1);
+        size_t h = (size_t)ct_meta_hash_name(c) & (cap - 1);
         while (p->called[h] && strcmp(p->called[h], c)) h = (h + 1) & (cap - 1);
         p->called[h] = c;
       }
@@ -159,7 +153,7 @@ static int build_called(struct po *p) {
  * callback from code without records, say). */
 static int directly_called(const struct po *p, const struct ct_mfunc *f) {
   if (!f || !f->name) return 1;
-  size_t h = name_hash(f->name) & (p->called_cap - 1);
+  size_t h = (size_t)ct_meta_hash_name(f->name) & (p->called_cap - 1);
   for (; p->called[h]; h = (h + 1) & (p->called_cap - 1))
     if (!strcmp(p->called[h], f->name)) return 1;
   return 0;
