@@ -384,10 +384,24 @@ static int push(struct po *p, struct item it) {
     p->st = ns;
     p->cap = cap;
   }
-  /* A tail call's callee is not joined here: its item comes after those of the calls it
-   * deferred, so the item above is not it yet. close_item joins them when the caller's
-   * record takes the caller (its closing call is the tail call). */
   p->st[p->n++] = it;
+  /* A direct tail call's callee returned: the caller's invocation ends with it (iteratively:
+   * is_even and is_odd tail-calling each other 20,000 deep). A call through a pointer's is not
+   * joined here, as the item above may be one of the calls the target deferred, not the
+   * target: close_item joins them when the caller is taken. */
+  while (p->n >= 2 && p->st[p->n - 1].state == IT_DONE && p->st[p->n - 2].state == IT_TAIL) {
+    struct item *below = &p->st[p->n - 2];
+    struct slot ts = {below->f, below->wait, below->mod};
+    const struct ct_mfunc *g = callee(p, &ts);
+    if (!g || g != p->st[p->n - 1].f) break;
+    int c = p->commit;
+    p->commit = 1;
+    append(p, &below->recs, p->st[p->n - 1].recs);
+    p->commit = c;
+    below->state = IT_DONE;
+    below->wait = NULL;
+    p->n--;
+  }
   return 0;
 }
 
