@@ -114,8 +114,14 @@ bool mayBeEnteredFromOutside(const Function &F) {
 
 bool mayDeferRecord(const CallInst &CI) {
   const Function *Callee = CI.getCalledFunction();
+  const Function &Caller = *CI.getFunction();
+  // The deferred path lives in the caller's frame until the call returns: a frame that an
+  // exception unwinds through, or that a longjmp skips, would lose it. So the call must not
+  // unwind out of the caller, and a function that calls setjmp (whose frames below a longjmp
+  // come back to it) defers nothing.
   return Callee && !CI.isMustTailCall() && !mayComeBackElsewhere(CI) &&
-         !CI.doesNotReturn() && !Callee->doesNotReturn() && !callCarriesAcc(CI);
+         !CI.doesNotReturn() && !Callee->doesNotReturn() && !callCarriesAcc(CI) &&
+         (CI.doesNotThrow() || Caller.doesNotThrow()) && !Caller.callsFunctionThatReturnsTwice();
 }
 
 std::string calleeName(const CallBase &CB) {

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "crashtrail/abi.h"
+#include "postorder.h"
 #include "step_window.h"
 
 enum frame_kind {
@@ -37,6 +38,18 @@ struct frame {
   uint32_t site;
   uint32_t cont; /* the block a carried call returns to, while the frame above it is that
                     call's callee (walks reach it from the callee's return); else UINT32_MAX */
+  uint8_t suspended; /* its walk stopped at a deferred call (the callee is the frame above):
+                        the rest of it is cs->susp[its index], resumed when the callee returns */
+  uint8_t partial;   /* its walk is a frame's unfinished path read from the stack at the dump
+                        (ct_po_rec.stop): it may run out of bits. 2: the innermost frame's */
+  uint8_t frozen;    /* suspended at the call it was in at the dump, never resumed: 1; the
+                        innermost frame's last deferred call before its last bit (pending_path
+                        goes on from there): 2 */
+  uint32_t stop;     /* partial: its walk freezes at the deferred call that is its stop-th
+                        block (ct_po_rec.stop); `walked` counts them */
+  uint32_t walked;
+  uint32_t lost;     /* its record's first deferred calls whose callees' records were lost with
+                        the history's start (postorder.c): walked past, not waited for */
 };
 
 #define CT_CS_MAX_FRAMES (1u << 16)
@@ -51,6 +64,7 @@ struct ct_callstack {
   struct ct_timeline *t;
   struct ct_tl_thread *th;
   struct frame *fr;
+  struct ct_walk *susp; /* per frame: its walk suspended at a deferred call (frame.suspended) */
   size_t n, cap;
   struct frame *save; /* a copy of fr while a record's start is tried (record_flow_entered) */
   size_t save_cap;
@@ -62,6 +76,10 @@ struct ct_callstack {
   struct callee_slot callees[1u << CALLEE_CACHE_BITS]; /* direct-mapped, by calling block */
   const struct ct_module *last_mod; /* the newest record given: its module, function, value */
   uint64_t last_fn, last_acc;
+  int po_callback; /* records in ct_postorder's order: whether this one is a callback's entry
+                      (1), an indirect call's target's (2), neither (0) (ct_postorder); -1:
+                      records in ring order, reachable decides */
+  uint32_t po_lost; /* and how many of its first deferred calls lost their callees' records */
 };
 
 struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread *th) {
@@ -69,6 +87,7 @@ struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread
   if (!cs) return NULL;
   cs->t = t;
   cs->th = th;
+  cs->po_callback = -1;
   if (t->max_steps && !(cs->sw = ct_sw_new(th, t->max_steps))) {
     free(cs);
     return NULL;
@@ -88,6 +107,7 @@ int ct_callstack_last_record(const struct ct_callstack *cs, const struct ct_modu
 void ct_callstack_free(struct ct_callstack *cs) {
   if (!cs) return;
   free(cs->fr);
+  free(cs->susp);
   free(cs->save);
   free(cs->path);
   ct_sw_free(cs->sw);
@@ -98,15 +118,19 @@ static void push(struct ct_callstack *cs, struct frame f) {
   if (cs->n == cs->cap) {
     if (cs->cap >= CT_CS_MAX_FRAMES) { /* runaway recursion: forget the outermost half */
       memmove(cs->fr, cs->fr + cs->n / 2, (cs->n - cs->n / 2) * sizeof *cs->fr);
+      if (cs->susp)
+        memmove(cs->susp, cs->susp + cs->n / 2, (cs->n - cs->n / 2) * sizeof *cs->susp);
       cs->n -= cs->n / 2;
     } else {
       size_t cap = cs->cap ? cs->cap * 2 : 64;
       struct frame *nf = realloc(cs->fr, cap * sizeof *nf);
-      if (!nf) { /* out of memory: the model restarts from this frame */
+      struct ct_walk *nw = nf && cs->susp ? realloc(cs->susp, cap * sizeof *nw) : NULL;
+      if (nf) cs->fr = nf;
+      if (nw) cs->susp = nw;
+      if (!nf || (cs->susp && !nw)) { /* out of memory: the model restarts from this frame */
         cs->n = 0;
         if (!cs->cap) return;
       } else {
-        cs->fr = nf;
         cs->cap = cap;
       }
     }
@@ -179,17 +203,17 @@ void ct_callstack_end_window(struct ct_callstack *cs) {
 static __attribute__((noinline)) struct frame resolve_callee(struct ct_callstack *cs,
                                                              const struct frame *caller,
                                                              const char *name) {
-  struct frame fr = {NULL, NULL, 0, FR_UNKNOWN, 0, UINT32_MAX};
+  struct frame fr = {NULL, NULL, 0, FR_UNKNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
   if (!name) return fr; /* an indirect call */
   fr.kind = FR_OPAQUE;
   const struct ct_mfunc *g = ct_meta_resolve(caller->m->meta, name, caller->f->unit);
-  if (g) return (struct frame){g, caller->m, caller->mod, FR_KNOWN, 0, UINT32_MAX};
+  if (g) return (struct frame){g, caller->m, caller->mod, FR_KNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
   struct ct_modset *ms = cs->t->mods;
   for (size_t k = 0; k < ms->n; k++) {
     struct ct_module *m = &ms->mods[k];
     if (m == caller->m || !m->meta) continue;
     if ((g = ct_meta_resolve(m->meta, name, UINT32_MAX)))
-      return (struct frame){g, m, (uint16_t)k, FR_KNOWN, 0, UINT32_MAX};
+      return (struct frame){g, m, (uint16_t)k, FR_KNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
   }
   return fr;
 }
@@ -274,15 +298,101 @@ static int zero_walk(struct ct_callstack *cs, const struct ct_mfunc *f, uint32_t
   return 1;
 }
 
+static int advance(struct ct_callstack *cs);
+
+/* Deferred calls (CT_FN_DEFERS): a record's walk that reaches one stops there, the callee's
+ * frame is pushed above it (its records come next: postorder.c put them after the caller's),
+ * and the walk goes on when that frame returns (resume_suspended). */
+
+/* Suspends the innermost frame's walk w at its deferred call (w->block) and pushes the callee. */
+static void suspend(struct ct_callstack *cs, const struct ct_walk *w) {
+  if (!cs->susp && !(cs->susp = malloc(cs->cap * sizeof *cs->susp))) {
+    cs->fr[cs->n - 1].kind = FR_UNKNOWN; /* out of memory: where it went is not known */
+    return;
+  }
+  struct frame *top = &cs->fr[cs->n - 1];
+  cs->susp[cs->n - 1] = *w;
+  top->suspended = 1;
+  push(cs, *callee_frame(cs, top, &top->f->blocks[w->block]));
+}
+
+/* Walks the innermost frame's record on from w (at status st) to its end, emitting its steps:
+ * the end applied (finish), or the walk suspended at a deferred call. `site`: where the walk
+ * started (UINT32_MAX: the rest of a walk). Does not resume suspended frames the end uncovers. */
+static void walk_on(struct ct_callstack *cs, struct ct_walk *w, uint16_t mod, uint32_t site,
+                    int st) {
+  const struct ct_mfunc *f = w->f;
+  const int partial = cs->fr[cs->n - 1].partial;
+  size_t n = 0;
+  if (!path_fits(cs, f)) return;
+  while (st == CT_WALK_BLOCK) {
+    path_add(cs, f, mod, &site, &n, w->block);
+    cs->fr[cs->n - 1].walked++;
+    st = ct_walk_next(w, partial);
+  }
+  emit(cs, f, mod, site, cs->path, n);
+  while (st == CT_WALK_DEFER && cs->fr[cs->n - 1].lost) { /* its callee's records are gone */
+    cs->fr[cs->n - 1].lost--;
+    cs->gap = 1;
+    st = ct_walk_after_defer(w, partial);
+    if (st == CT_WALK_BLOCK) {
+      walk_on(cs, w, mod, UINT32_MAX, st);
+      return;
+    }
+  }
+  if (st == CT_WALK_DEFER) {
+    int frozen = partial && cs->fr[cs->n - 1].walked == cs->fr[cs->n - 1].stop;
+    if (frozen) cs->fr[cs->n - 1].frozen = cs->fr[cs->n - 1].partial; /* 2: the innermost */
+    suspend(cs, w);
+  } else if (partial) {
+    /* out of bits before the call it was in: the path does not fit the stack */
+    ct_timeline_warn(cs->t, "the unfinished path of %s read from the stack does not reach the "
+                     "call it was in", f->display);
+  } else if (st == CT_WALK_END) {
+    if (cs->n && cs->fr[cs->n - 1].f == f) finish(cs, w->block, w->end);
+  } else {
+    cs->th->bad_records++;
+    ct_timeline_warn(cs->t, "a record of %s does not match its metadata (%s)", f->display,
+                     w->why ? w->why : "a walk that cannot go on");
+    if (cs->n) cs->fr[cs->n - 1].kind = FR_UNKNOWN;
+  }
+}
+
+/* While the innermost frame is one whose walk was suspended at a deferred call (its callee
+ * has returned): goes on with that walk. */
+static void resume_suspended(struct ct_callstack *cs) {
+  for (unsigned guard = 0; cs->n && guard < (1u << 24); guard++) {
+    struct frame *top = &cs->fr[cs->n - 1];
+    if (!top->suspended || top->frozen) return;
+    top->suspended = 0;
+    if (top->kind != FR_KNOWN) continue;
+    struct ct_walk w = cs->susp[cs->n - 1];
+    int st = ct_walk_after_defer(&w, top->partial);
+    if (st == CT_WALK_END) finish(cs, w.block, w.end); /* the continuation's check fired */
+    else walk_on(cs, &w, top->mod, UINT32_MAX, st);
+  }
+}
+
 /* The innermost frame's next flush is elided: emits the steps up to it and applies it.
  * Returns 0 (and does nothing) if its next record is written instead. */
 static int advance(struct ct_callstack *cs) {
   struct frame *top = &cs->fr[cs->n - 1];
   size_t n;
   uint32_t end;
+  if (top->f->flags & CT_FN_DEFERS) { /* the branch-free path may pass deferred calls */
+    struct ct_walk w;
+    if (top->f->site_elided[top->site] == UINT32_MAX ||
+        ct_walk_start(&w, top->f, (UINT64_C(1) << top->f->site_bits) | top->site) !=
+            CT_WALK_BLOCK)
+      return 0;
+    walk_on(cs, &w, top->mod, top->site, CT_WALK_BLOCK);
+    resume_suspended(cs);
+    return 1;
+  }
   if (!zero_walk(cs, top->f, top->site, &n, &end)) return 0;
   emit(cs, top->f, top->mod, top->site, cs->path, n);
   finish(cs, end, end);
+  resume_suspended(cs);
   return 1;
 }
 
@@ -328,7 +438,7 @@ static inline int is_next_record(const struct frame *fr, const struct ct_mfunc *
  * or resynchronises. `empty`: the record there has no path bits. */
 static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
                    uint16_t mod, uint32_t site, int empty) {
-  struct frame here = {f, m, mod, FR_KNOWN, site, UINT32_MAX};
+  struct frame here = {f, m, mod, FR_KNOWN, site, UINT32_MAX, 0, 0, 0, 0, 0, 0};
   for (unsigned guard = 0; cs->n && guard < (1u << 20); guard++) {
     struct frame *top = &cs->fr[cs->n - 1];
     if (top->kind == FR_KNOWN) {
@@ -338,8 +448,12 @@ static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_
     }
     /* Above a call into code that wrote nothing: a record other than an entry means it has
      * returned; so does an entry its caller reaches through elided flushes. */
-    if (site != 0 || reachable(cs, cs->n - 1, f, site)) {
+    int returned = cs->po_callback < 0 ? reachable(cs, cs->n - 1, f, site)
+                   : top->kind == FR_OPAQUE ? cs->po_callback != 1 /* not its callback */
+                                            : cs->po_callback == 0; /* not its target */
+    if (site != 0 || returned) {
       pop(cs);
+      resume_suspended(cs);
       continue;
     }
     if (top->kind == FR_UNKNOWN) { /* the indirect call's target */
@@ -355,8 +469,24 @@ static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_
   /* A deeper frame resumes (longjmp, an exception's landing pad, lost records): unwind to it. */
   for (size_t i = cs->n; i-- > 0;)
     if (cs->fr[i].kind == FR_KNOWN && cs->fr[i].f == f) {
+      /* A longjmp that left a frame inside a deferred call, or one of a function that defers
+       * (invocations the model never saw may have sat in its deferred calls, depth(50)
+       * calling itself): their paths since their last records were in their frames, and are
+       * gone. (An exception, which lands on a landing pad, unwinds no deferred call: the pass
+       * defers only calls that cannot unwind.) */
+      int lost = cs->fr[i].suspended;
+      for (size_t k = i + 1; k < cs->n && f->site_kind[site] != CT_SITE_LANDING; k++)
+        lost |= cs->fr[k].suspended ||
+                (cs->fr[k].kind == FR_KNOWN && (cs->fr[k].f->flags & CT_FN_DEFERS));
+      if (lost) {
+        cs->gap = 1;
+        ct_timeline_warn(cs->t, "a longjmp left frames inside deferred calls "
+                         "(crashtrail-defer-calls): their steps since their last records are "
+                         "missing, marked as a gap");
+      }
       while (cs->n > i + 1) pop(cs);
       cs->fr[i].site = site;
+      cs->fr[i].suspended = 0;
       return;
     }
   /* Nothing known leads here (the history starts inside calls): start over at this frame,
@@ -372,13 +502,13 @@ static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_
  * first test). 1 if it applied. */
 static inline int enters_indirect_target(struct ct_callstack *cs, const struct ct_mfunc *f,
                                          struct ct_module *m, uint16_t mod, uint32_t site) {
-  if (site != 0 || cs->n < 2) return 0;
+  if (site != 0 || cs->n < 2 || cs->po_callback == 0) return 0;
   struct frame *top = &cs->fr[cs->n - 1];
   const struct frame *caller = top - 1;
   if (top->kind != FR_UNKNOWN || caller->kind != FR_KNOWN ||
       (caller->f == f && caller->site == 0) || caller->f->site_elided[caller->site] != UINT32_MAX)
     return 0;
-  *top = (struct frame){f, m, mod, FR_KNOWN, site, UINT32_MAX};
+  *top = (struct frame){f, m, mod, FR_KNOWN, site, UINT32_MAX, 0, 0, 0, 0, 0, 0};
   return 1;
 }
 
@@ -400,7 +530,7 @@ static const struct ct_mfunc *cross_call(struct ct_callstack *cs, const struct c
   if (!g) return NULL;
   uint32_t cont = mb->succ[0].block;
   if (!dry) fr->cont = cont;
-  push(cs, (struct frame){g, fr->m, fr->mod, FR_KNOWN, 0, dry ? cont : UINT32_MAX});
+  push(cs, (struct frame){g, fr->m, fr->mod, FR_KNOWN, 0, dry ? cont : UINT32_MAX, 0, 0, 0, 0, 0, 0});
   return g;
 }
 
@@ -567,7 +697,7 @@ static int record_flow_fresh(struct ct_callstack *cs, const struct ct_rec *r,
   for (size_t i = 0; i < nc; i++) {
     struct ct_walk w;
     if (ct_walk_start(&w, cand[i], r->acc) != CT_WALK_BLOCK) continue;
-    push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX});
+    push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX, 0, 0, 0, 0, 0, 0});
     cs->th->depth--; /* the frame is where the history starts, at the thread's depth */
     if (record_flow(cs, r, W, mod, gap)) return 1;
     cs->th->depth++;
@@ -584,7 +714,7 @@ static int flow_start_fits(struct ct_callstack *cs, const struct ct_rec *r,
                            uint16_t mod) {
   struct ct_walk w;
   if (ct_walk_start(&w, c, r->acc) != CT_WALK_BLOCK || w.site != 0) return 0;
-  push(cs, (struct frame){c, m, mod, FR_KNOWN, 0, UINT32_MAX});
+  push(cs, (struct frame){c, m, mod, FR_KNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0, 0});
   int fits = flow_fits(cs, w, W, c->site_bits);
   pop(cs);
   return fits;
@@ -696,7 +826,8 @@ static inline __attribute__((always_inline)) int record_summarised(struct ct_cal
     const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
     if (!f || !ct_sw_summarise(s, r->fn, f, r->acc)) return 0;
   }
-  if (may_start_elsewhere(cs, s->f)) return 0; /* walked as full decoding walks it */
+  if (may_start_elsewhere(cs, s->f) || (s->f->flags & CT_FN_DEFERS))
+    return 0; /* walked as full decoding walks it (a deferred call suspends the walk) */
   cs->th->records++;
   cs->time = r->time_ns;
   cs->gap |= gap;
@@ -708,6 +839,7 @@ static inline __attribute__((always_inline)) int record_summarised(struct ct_cal
   struct ct_sw_at at = {mod, (uint32_t)(cs->th->depth + CT_DEPTH_BIAS), cs->time, &cs->gap};
   ct_sw_count(cs->sw, s, &at);
   if (cs->n && cs->fr[cs->n - 1].f == s->f) finish(cs, s->last_block, s->end);
+  if (cs->n && cs->fr[cs->n - 1].suspended) resume_suspended(cs);
   return 1;
 }
 
@@ -747,6 +879,12 @@ static __attribute__((noinline)) void record_walked(struct ct_callstack *cs, con
   if ((f->flags & CT_FN_FLOW_ANY) && cs->n && cs->fr[cs->n - 1].kind == FR_KNOWN &&
       cs->fr[cs->n - 1].f == f && record_flow(cs, r, f, mod, 0))
     return;
+  if (f->flags & CT_FN_DEFERS) {
+    if (cs->n && cs->fr[cs->n - 1].f == f) cs->fr[cs->n - 1].lost = cs->po_lost;
+    walk_on(cs, &w, mod, w.site, st);
+    resume_suspended(cs);
+    return;
+  }
   if (!path_fits(cs, f)) return;
   /* Walked in slices of the path buffer; a loop's record can pass many more blocks. */
   size_t n = 0;
@@ -758,6 +896,7 @@ static __attribute__((noinline)) void record_walked(struct ct_callstack *cs, con
   emit(cs, f, mod, site, cs->path, n);
   if (st == CT_WALK_END) {
     if (cs->n && cs->fr[cs->n - 1].f == f) finish(cs, w.block, w.end);
+    if (cs->n && cs->fr[cs->n - 1].suspended) resume_suspended(cs);
   } else {
     th->bad_records++;
     ct_timeline_warn(cs->t, "a record of %s in %s does not match its metadata (%s)", f->display,
@@ -789,6 +928,60 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
     cs->last_acc = last_acc;
   }
   return gap;
+}
+
+/* A frame's unfinished path read from the stack at the dump (postorder.c's ct_po_rec with a
+ * stop): walked as far as its bits go, through its deferred calls (their callees' records
+ * follow), to the deferred call at `stop`, where the frame stays (its callee is the next
+ * frame inwards). */
+static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p) {
+  struct ct_module *m = &cs->t->mods->mods[p->mod];
+  const struct ct_mfunc *f = ct_meta_find(m->meta, p->rec.fn - m->bias);
+  struct ct_walk w;
+  if (!f || ct_walk_start(&w, f, p->rec.acc) != CT_WALK_BLOCK) return;
+  cs->time = p->rec.time_ns;
+  locate(cs, f, m, p->mod, w.site, 1); /* no flush: found by its site alone */
+  if (!cs->n || cs->fr[cs->n - 1].f != f || cs->fr[cs->n - 1].kind != FR_KNOWN) return;
+  cs->fr[cs->n - 1].partial = p->innermost ? 2 : 1;
+  cs->fr[cs->n - 1].stop = p->stop;
+  cs->fr[cs->n - 1].walked = 0;
+  walk_on(cs, &w, p->mod, w.site, CT_WALK_BLOCK);
+}
+
+void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_rec *recs,
+                          const size_t *order, const uint8_t *callback, const uint32_t *lost,
+                          size_t n) {
+  const int summaries = cs->sw && !cs->t->keep_blocks;
+  for (size_t i = 0; i < n; i++) {
+    const struct ct_po_rec *p = &recs[order[i]];
+    if (p->stop != UINT32_MAX) {
+      cs->po_callback = 0;
+      record_partial(cs, p);
+      continue;
+    }
+    cs->po_callback = callback[order[i]];
+    cs->po_lost = lost ? lost[order[i]] : 0;
+    struct ct_module *m = &cs->t->mods->mods[p->mod];
+    if (!(summaries && record_summarised(cs, &p->rec, m, p->mod, p->gap)))
+      record_walked(cs, &p->rec, m, p->mod, p->gap);
+    cs->last_mod = m;
+    cs->last_fn = p->rec.fn;
+    cs->last_acc = p->rec.acc;
+  }
+  /* The frames' unfinished paths read from the stack have no records after them to bring
+   * back the callees they wait for: a callee without records, or one that writes none,
+   * returns, and the path goes on, up to the call each frame is in. */
+  for (unsigned guard = 0; guard < (1u << 20) && cs->n >= 2; guard++) {
+    struct frame *top = &cs->fr[cs->n - 1], *below = top - 1;
+    if (!below->partial || !below->suspended || below->frozen == 1 || top->suspended) break;
+    if (top->kind != FR_KNOWN) {
+      pop(cs);
+      resume_suspended(cs); /* not the innermost frozen one: pending_path goes on there */
+    } else if (!advance(cs)) {
+      break;
+    }
+  }
+  cs->po_callback = -1;
 }
 
 void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
@@ -873,7 +1066,7 @@ const struct ct_mfunc *ct_callstack_flow_pending(struct ct_callstack *cs, const 
   size_t nc = carried_starts(m, f, &cand);
   for (size_t i = 0; i < nc; i++) {
     if (ct_walk_start(&w, cand[i], acc) != CT_WALK_BLOCK) continue;
-    push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX});
+    push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX, 0, 0, 0, 0, 0, 0});
     cs->th->depth--;
     if (pending_walk(cs, w, 1) == f) return pending_walk(cs, w, 0);
     cs->th->depth++;
@@ -886,7 +1079,13 @@ const struct ct_mfunc *ct_callstack_flow_pending(struct ct_callstack *cs, const 
 void ct_callstack_return_all(struct ct_callstack *cs) {
   for (unsigned guard = 0; cs->n && guard < (1u << 20); guard++) {
     struct frame *top = &cs->fr[cs->n - 1];
-    if (top->kind != FR_KNOWN) pop(cs); /* left no record */
-    else if (!advance(cs)) break;       /* it could not have returned without writing one */
+    if (top->kind != FR_KNOWN) {
+      pop(cs); /* left no record */
+      resume_suspended(cs);
+    } else if (top->suspended) {
+      resume_suspended(cs);
+    } else if (!advance(cs)) {
+      break; /* it could not have returned without writing one */
+    }
   }
 }

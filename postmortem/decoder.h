@@ -93,6 +93,7 @@ static inline int ct_slot_rec(uint64_t w0, uint64_t w1, uint64_t fn_base, uint64
                               uint64_t step, size_t s, struct ct_rec *out) {
   out->time_ns = clock + (uint64_t)(((unsigned __int128)step * s) >> 32);
   if (ct_slot_plain_record(w0, w1)) { /* nearly every slot: no tag to look at */
+    if (w0 & CT_REC_DEFER_MARK) return 0; /* a deferred call's mark: orders, decodes to nothing */
     out->fn = fn_base ? fn_base - w0 : w0;
     out->acc = w1;
     return 1;
@@ -101,6 +102,7 @@ static inline int ct_slot_rec(uint64_t w0, uint64_t w1, uint64_t fn_base, uint64
   if (kind == CT_SLOT_SEQ || kind == CT_SLOT_BAD) return 0;
   int cut = kind == CT_SLOT_CUT;
   uint64_t id = w0 & CT_REC_ADDR_MASK;       /* the function: record_base - id (ABI 4) */
+  if (!cut && (id & CT_REC_DEFER_MARK)) return 0; /* a deferred call's mark (its stamp orders) */
   out->fn = cut ? 0 : fn_base ? fn_base - id : id; /* a CUT orders like a stamped */
   out->acc = cut ? 0 : w1;                         /* record and decodes to nothing */
   return 1;
@@ -127,8 +129,10 @@ enum ct_walk_status {
   CT_WALK_BAD = -1,    /* the record does not fit the metadata (see w->why) */
   CT_WALK_FLOW = 3,    /* w->block is a carried call (CT_TERM_FLOW): the walk goes on at its
                           callee's entry, ct_walk_resume */
-  CT_WALK_RET = 4      /* w->block returns from a carried function (CT_FN_FLOW): the walk goes
+  CT_WALK_RET = 4,     /* w->block returns from a carried function (CT_FN_FLOW): the walk goes
                           on at its caller's continuation, ct_walk_resume */
+  CT_WALK_DEFER = 5    /* w->block is a deferred call (CT_TERM_DEFER): the callee runs (its
+                          records are written before this one's), then ct_walk_after_defer */
 };
 
 struct ct_walk {
@@ -186,6 +190,8 @@ static inline int ct_walk_next(struct ct_walk *w, int partial) {
     w->idle = 0;
     break;
   default: /* CALL, INVOKE, RETURN, RESUME, STOP: the record was flushed here */
+    if ((w->f->flags & CT_FN_DEFERS) && w->f->blocks[w->block].term == CT_TERM_DEFER)
+      return CT_WALK_DEFER;
     if (w->f->flags & CT_FN_FLOW_ANY) { /* unless the accumulator was carried on */
       uint32_t t = w->f->blocks[w->block].term;
       if (t == CT_TERM_FLOW) return CT_WALK_FLOW;
@@ -211,6 +217,23 @@ static inline int ct_walk_next(struct ct_walk *w, int partial) {
     return partial ? CT_WALK_OUT : CT_WALK_BAD;
   }
   w->block = next;
+  return CT_WALK_BLOCK;
+}
+
+/* The walk goes on after the deferred call at w->block (CT_WALK_DEFER), at its continuation:
+ * CT_WALK_BLOCK, or CT_WALK_END if the continuation's check point fires. */
+static inline int ct_walk_after_defer(struct ct_walk *w, int partial) {
+  uint32_t next = w->f->blocks[w->block].succ[0].block;
+  if ((int64_t)w->used + w->fill_off >= (int64_t)w->f->wb[next].flush_used) {
+    if (w->used != w->nbits && !partial) {
+      w->why = "bits left at a check point that flushed";
+      return CT_WALK_BAD;
+    }
+    w->end = next;
+    return CT_WALK_END;
+  }
+  w->block = next;
+  w->idle = 0;
   return CT_WALK_BLOCK;
 }
 

@@ -235,7 +235,7 @@ out:
 
 static uint64_t hash_addr(uint64_t a) { return (a * 0x9E3779B97F4A7C15ull) >> 17; }
 
-static uint64_t hash_name(const char *s) {
+uint64_t ct_meta_hash_name(const char *s) {
   uint64_t h = 1469598103934665603ull;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
   return h;
@@ -249,7 +249,7 @@ static int build_name_index(struct ct_meta *m) {
   if (!m->name_head || !m->name_next) return -1;
   m->name_cap = cap;
   for (size_t i = m->nfuncs; i-- > 0;) { /* chains in function order */
-    size_t h = hash_name(m->funcs[i].name) & (cap - 1);
+    size_t h = ct_meta_hash_name(m->funcs[i].name) & (cap - 1);
     while (m->name_head[h] && strcmp(m->funcs[m->name_head[h] - 1].name, m->funcs[i].name) != 0)
       h = (h + 1) & (cap - 1);
     m->name_next[i] = m->name_head[h];
@@ -260,7 +260,7 @@ static int build_name_index(struct ct_meta *m) {
 
 const struct ct_mfunc *ct_meta_resolve(const struct ct_meta *m, const char *name, uint32_t unit) {
   if (!m->name_cap || !name) return NULL;
-  size_t h = hash_name(name) & (m->name_cap - 1);
+  size_t h = ct_meta_hash_name(name) & (m->name_cap - 1);
   while (m->name_head[h] && strcmp(m->funcs[m->name_head[h] - 1].name, name) != 0)
     h = (h + 1) & (m->name_cap - 1);
   const struct ct_mfunc *external = NULL;

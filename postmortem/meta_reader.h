@@ -140,5 +140,7 @@ const struct ct_mfunc *ct_meta_find(const struct ct_meta *m, uint64_t addr);
  * unit's own definition, else one with external linkage; with unit == UINT32_MAX (a call from
  * another module) only external ones. NULL if m has none. */
 const struct ct_mfunc *ct_meta_resolve(const struct ct_meta *m, const char *name, uint32_t unit);
+/* The hash of a function name the metadata's name index uses (FNV-1a). */
+uint64_t ct_meta_hash_name(const char *s);
 
 #endif

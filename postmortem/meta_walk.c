@@ -136,7 +136,7 @@ static uint32_t zero_walk_end(const struct ct_mfunc *f, uint32_t site) {
   uint32_t b = f->site_block[site];
   for (uint32_t n = 0; n <= f->nblocks; n++) {
     const struct ct_mblock *mb = &f->blocks[b];
-    if (mb->term == CT_TERM_JUMP) {
+    if (mb->term == CT_TERM_JUMP || mb->term == CT_TERM_DEFER) { /* a deferred call: no flush */
       b = mb->succ[0].block;
       if (f->wb[b].flush_used == 0) return UINT32_MAX; /* a check point fires on entry */
       continue;

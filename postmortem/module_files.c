@@ -167,14 +167,6 @@ static int load_metadata(struct ct_module *m, char *err, size_t errlen) {
                    CT_SECTION_META);
   if (ct_meta_load_refined(sec, len, 0, &m->meta, e2, sizeof e2, order_lines, m) != 0)
     return mf_fail(err, errlen, "module %s: %s", m->name, e2);
-  /* Deferred calls leave a caller's records after its callees' (post-order), which the
-   * call-stack model does not take yet (docs/performance.md, "What comes next"). */
-  for (size_t i = 0; i < m->meta->nfuncs; i++)
-    if (m->meta->funcs[i].flags & CT_FN_DEFERS)
-      return mf_fail(err, errlen, "module %s: %s was built with deferred calls "
-                     "(crashtrail-defer-calls, experimental; %s is one), whose records this "
-                     "post-mortem cannot order yet: rebuild it without that option", m->name,
-                     m->path, m->meta->funcs[i].display);
   return 0;
 }
 

@@ -76,7 +76,8 @@ static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_
             seq0 + i, st->reset);
   while (i < n) {
     if (s[i].flags & CT_STEP_GAP)
-      fprintf(out, "%s       ... earlier history was overwritten in the ring ...%s\n", st->yellow, st->reset);
+      fprintf(out, "%s       ... history is missing here (overwritten in the ring, or see the "
+                   "warnings) ...%s\n", st->yellow, st->reset);
     size_t best_p = 0, best_k = 1;
     if (!o->unfold)
       for (size_t p = 1; p <= 64 && i + 3 * p <= n; p++) {

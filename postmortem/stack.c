@@ -26,6 +26,7 @@
 #include "dwarf_module.h"
 #include "elf_file.h"
 #include "flush_fragment.h"
+#include "postorder.h"
 #include "stack_scan.h"
 #include "timeline.h"
 
@@ -645,9 +646,12 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     mark_crash_line(t, th, rf, f, 1); /* the call's line, the record's last step */
     return;
   }
+  /* With deferred calls the decoder already walked the path up to its last deferred call,
+   * with the callees' records (ct_stack_deferred_frames): it goes on from there. */
+  size_t skip = t->pending_skip_fn == f ? t->pending_skip : 0;
   /* The records the program skipped since its last one (the branch-free ends of callees
    * that returned, say) come before the unfinished path. */
-  if (cs)
+  if (cs && !skip)
     ct_callstack_reach(cs, f, rf->mod, (uint16_t)(rf->mod - t->mods->mods), w.site, w.nbits == 0,
                        th->nsteps ? th->steps[th->nsteps - 1].time_ns : 0);
   int flushed_call = !first && w.nbits == 0 && f->site_kind[w.site] == CT_SITE_AFTER_CALL;
@@ -660,6 +664,7 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     if (w.used > 0 || nb == 1) determined = nb;
     if (nb == sizeof blocks / sizeof blocks[0]) break;
     st = ct_walk_next(&w, 1);
+    if (st == CT_WALK_DEFER) st = ct_walk_after_defer(&w, 1); /* its callee returned */
     if (st != CT_WALK_BLOCK) break;
   }
   if (st == CT_WALK_BAD) ct_timeline_warn(t, "the unfinished path does not fit %s (%s)", f->display, w.why);
@@ -757,7 +762,7 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   }
   uint16_t mod = (uint16_t)(rf->mod - t->mods->mods);
   uint64_t time = th->nsteps ? th->steps[th->nsteps - 1].time_ns : 0;
-  for (size_t b = 0; b < upto; b++) {
+  for (size_t b = skip; b < upto; b++) {
     const struct ct_mblock *mb = &f->blocks[blocks[b]];
     uint32_t nl = (long)b == hit_block ? (uint32_t)hit_line + 1 : mb->nlines;
     for (uint32_t l = 0; l < nl; l++) {
@@ -900,6 +905,89 @@ static void frame_line_from_path(struct ct_tl_thread *th, const struct raw_frame
   fr->file = last->file;
   fr->line = last->line;
   fr->col = last->col;
+}
+
+/* Where frame f's unfinished path acc stops for the decoder (postorder.c), as the number of
+ * blocks its walk visits up to that deferred call: an outer frame (innermost 0) at the call it
+ * is in, the first its walk reaches once every bit is read whose callee is `inner` (any, when
+ * the frame inside it is not instrumented); the innermost instrumented frame at its last
+ * deferred call before its last bit (pending_path walks the rest from there). 0 if none. */
+static uint32_t deferred_stop(const struct ct_mfunc *f, uint64_t acc,
+                              const struct ct_mfunc *inner, int innermost) {
+  struct ct_walk w;
+  uint32_t stop = 0, blocks = 0, any = 0;
+  int st = ct_walk_start(&w, f, acc);
+  for (uint32_t guard = 0; guard < (1u << 24); guard++) {
+    if (st == CT_WALK_BLOCK) {
+      blocks++;
+      st = ct_walk_next(&w, 1);
+      continue;
+    }
+    if (st != CT_WALK_DEFER) break;
+    const struct ct_mblock *mb = &f->blocks[w.block];
+    if (innermost) {
+      if (w.used < w.nbits) stop = blocks;
+    } else if (w.used == w.nbits) {
+      if (!inner || (mb->callee && inner->name && !strcmp(mb->callee, inner->name)))
+        return blocks; /* by name: the callee may be in another module */
+      if (!any) any = blocks; /* the callee may have tail-called the frame inside */
+    }
+    st = ct_walk_after_defer(&w, 1);
+  }
+  return innermost ? stop : any;
+}
+
+size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
+                                struct ct_po_rec *out, size_t max) {
+  struct raw_frame *frames = calloc(CT_MAX_FRAMES, sizeof *frames);
+  size_t k = 0, shown = th->nstack;
+  if (!frames) return 0;
+  int n = unwind(t, th, frames);
+  th->nstack = shown; /* only the accumulators are wanted here */
+  const struct ct_mfunc *inner = NULL;
+  int innermost = 1;
+  for (int i = 0; i < n && k < max; i++) {
+    uint64_t fn_start = 0, acc = 0;
+    struct raw_frame *rf = &frames[i];
+    const struct ct_mfunc *f = instrumented_function(rf, &fn_start);
+    if (!f) {
+      inner = NULL;
+      continue;
+    }
+    struct ct_dwarf *dw = ct_module_dwarf(rf->mod);
+    int bridged = 0;
+    if (innermost && i == 0 && dw && ct_dwarf_in_prologue(dw, fn_start, rf->link)) {
+      innermost = 0; /* entered, nothing ran: no unfinished path */
+      inner = f;
+      continue;
+    }
+    if (!(f->flags & CT_FN_DEFERS) || frame_accumulator(t, rf, f, &acc, &bridged) != 0) {
+      if (!innermost && (f->flags & CT_FN_DEFERS)) break; /* frames outside it: not known */
+      innermost = 0;
+      inner = f;
+      continue;
+    }
+    uint32_t stop = deferred_stop(f, acc, inner, innermost);
+    if (stop) {
+      uint64_t time = th->nsteps ? th->steps[th->nsteps - 1].time_ns : t->dump->process.monotonic_ns;
+      out[k++] = (struct ct_po_rec){{f->addr + rf->mod->bias, acc, time},
+                                    (uint16_t)(rf->mod - t->mods->mods), 0,
+                                    (uint8_t)innermost, stop};
+      if (innermost) {
+        t->pending_skip_fn = f;
+        t->pending_skip = stop;
+      }
+    }
+    innermost = 0;
+    inner = f;
+  }
+  free(frames);
+  for (size_t a = 0, b = k ? k - 1 : 0; a < b; a++, b--) { /* outermost first */
+    struct ct_po_rec x = out[a];
+    out[a] = out[b];
+    out[b] = x;
+  }
+  return k;
 }
 
 void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs) {

@@ -25,6 +25,7 @@
 #include "callstack.h"
 #include "decoder.h"
 #include "elf_file.h"
+#include "postorder.h"
 
 void ct_timeline_warn(struct ct_timeline *t, const char *fmt, ...) {
   char buf[512];
@@ -77,6 +78,75 @@ static int seg_cmp(const void *a, const void *b) {
   return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
+/* Whether a module was built with deferred calls (its records follow its callees'). */
+static int any_defers(const struct ct_modset *ms) {
+  for (size_t k = 0; k < ms->n; k++)
+    for (size_t i = 0; ms->mods[k].meta && i < ms->mods[k].meta->nfuncs; i++)
+      if (ms->mods[k].meta->funcs[i].flags & CT_FN_DEFERS) return 1;
+  return 0;
+}
+
+/* Records of a thread with deferred calls, gathered in ring order and decoded in the order
+ * postorder.c puts them in. */
+struct po_buf {
+  struct ct_po_rec *v;
+  size_t n, cap;
+};
+
+static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t from, size_t to,
+                     uint16_t mod, int gap) {
+  for (size_t k = from; k < to; k++) {
+    struct ct_rec r;
+    if (!ct_ring_rec(sr, k, &r) || !r.fn) continue;
+    if (b->n == b->cap) {
+      size_t cap = b->cap ? b->cap * 2 : 4096;
+      struct ct_po_rec *nv = realloc(b->v, cap * sizeof *nv);
+      if (!nv) return -1;
+      b->v = nv;
+      b->cap = cap;
+    }
+    b->v[b->n++] = (struct ct_po_rec){r, mod, (uint8_t)gap, 0, UINT32_MAX};
+    gap = 0;
+  }
+  return gap;
+}
+
+#define PO_MAX_FRAMES 256
+
+static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
+                     struct po_buf *b, int crashed) {
+  size_t nframes = 0;
+  if (crashed && t->dump->has_regs) { /* the stack's suspended frames go last */
+    if (b->cap < b->n + PO_MAX_FRAMES) {
+      struct ct_po_rec *nv = realloc(b->v, (b->n + PO_MAX_FRAMES) * sizeof *nv);
+      if (!nv) return -1;
+      b->v = nv;
+      b->cap = b->n + PO_MAX_FRAMES;
+    }
+    nframes = ct_stack_deferred_frames(t, th, b->v + b->n, PO_MAX_FRAMES);
+    b->n += nframes;
+  }
+  size_t *order = malloc((b->n ? b->n : 1) * sizeof *order), mismatched = 0, nout = 0;
+  uint8_t *callback = malloc(b->n ? b->n : 1);
+  uint32_t *lost = malloc((b->n ? b->n : 1) * sizeof *lost);
+  if (!order || !callback || !lost ||
+      ct_postorder(t->mods, b->v, b->n, nframes, order, callback, lost, &nout, &mismatched) != 0) {
+    free(order);
+    free(callback);
+    free(lost);
+    return -1;
+  }
+  if (mismatched)
+    ct_timeline_warn(t, "thread %u: %zu records of functions built with deferred calls fit no "
+                     "call of the records around them: decoded where they were", th->tid,
+                     mismatched);
+  ct_callstack_records(cs, b->v, order, callback, lost, nout);
+  free(order);
+  free(callback);
+  free(lost);
+  return 0;
+}
+
 /* Orders and decodes all rings of one thread. Its call-stack model goes to *keep if asked
  * for (the crashed thread's: its unfinished path continues it), else is freed. */
 static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
@@ -86,6 +156,8 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
   struct ct_callstack *cs = ct_callstack_new(t, th);
   struct segment *seg = NULL;
   size_t nseg = 0, cap = 0;
+  struct po_buf po = {0};
+  const int defers = any_defers(t->mods);
   int rc = -1;
   if (!rr || !cs) goto out;
   for (size_t i = 0; i < d->nrings; i++) {
@@ -129,6 +201,12 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
     if (!m || !m->meta) continue;
     const struct ct_ring_records *sr = seg[s].rr;
     uint16_t mod = (uint16_t)(m - t->mods->mods);
+    if (defers) {
+      if ((gap = po_gather(&po, sr, seg[s].start, seg[s].start + seg[s].n, mod, gap)) < 0)
+        goto out;
+      if (seg[s].key != CT_NO_STAMP) last_stamp = seg[s].key;
+      continue;
+    }
     /* Chunk by chunk (slots [from, to) of chunk c): a division per chunk, not per record. */
     for (size_t k = seg[s].start, end = k + seg[s].n; k < end;) {
       size_t c = k / sr->slots, from = k % sr->slots;
@@ -138,8 +216,10 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
     }
     if (seg[s].key != CT_NO_STAMP) last_stamp = seg[s].key;
   }
+  if (defers && po_decode(t, th, cs, &po, keep != NULL) != 0) goto out;
   rc = 0;
 out:
+  free(po.v);
   if (rr)
     for (size_t i = 0; i < d->nrings; i++) ct_ring_records_free(&rr[i]);
   free(rr);

@@ -126,6 +126,10 @@ struct ct_timeline {
   char **warnings;
   size_t nwarnings;
   int pending_recovered;        /* the crashing frame's unfinished path was read from DWARF */
+  /* deferred calls: the decoder walked the first pending_skip blocks of this function's
+   * unfinished path already (with its deferred callees' records); pending_path goes on there */
+  const struct ct_mfunc *pending_skip_fn;
+  size_t pending_skip;
   int keep_blocks;              /* also record every decoded block (ct_tl_thread.blocks) and
                                    every block's raw table entry (table_refs) */
   struct ct_table_ref *table_refs;
@@ -156,6 +160,11 @@ int ct_tl_add_step(struct ct_tl_thread *th, const struct ct_step *s);
  * innermost instrumented frame (stack.c). */
 struct ct_callstack;
 void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs);
+/* The crashed thread's frames that were suspended in deferred calls at the dump, outermost
+ * first, as ct_po_rec with a stop (their accumulators read from the stack): at most max. */
+struct ct_po_rec;
+size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
+                                struct ct_po_rec *out, size_t max);
 /* The last/first-execution traces from the dumped tables (exec_tables.c). */
 int ct_timeline_exec_tables(struct ct_timeline *t);
 

@@ -99,7 +99,7 @@ VARIANTS = {
                               "--export-dynamic-symbol=crashtrail_*", "-lpthread"],
                      helpers=[], env={"CRASHTRAIL_DIR": "{TMP}"}),
     # Experimental, only on request (--variants): no record before a direct call (the pass's
-    # defer-calls; docs/performance.md, "What comes next"): its dumps cannot be decoded yet.
+    # defer-calls; docs/design.md, "Deferred calls"), whose dumps postorder.c puts in order.
     "ct-defer": dict(label="crashtrail ring, deferred calls",
                      cflags=["-fplugin={PASS}", "-fplugin-arg-crashtrail-defer-calls=1"],
                      ldflags=["{RT}", "-Wl,--export-dynamic-symbol=__crashtrail_*,"

@@ -9,7 +9,9 @@
 // test's immediate) that only cuts the ring; its continuation is no site either. Calls that
 // may not come back to their continuation keep their record before them: setjmp (returns
 // twice), abort (noreturn), a call through a pointer (the callee is named by its own first
-// record, which must follow the caller's).
+// record, which must follow the caller's). A function that calls setjmp defers nothing (a
+// longjmp back to it would skip the frames below it, and their paths with them: `guard`).
+// The dump decodes (postmortem/postorder.c puts the records back in call order).
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=1 -O2 -fPIC -c %s -o %t.o
 // RUN: %crashtrail meta %t.o | FileCheck %s --check-prefix=META
 // RUN: %clang -fplugin=%plugin -mllvm -crashtrail-defer-calls -O2 -fPIC -c %s -o %t2.o
@@ -19,7 +21,7 @@
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=1 -O2 -fPIC -S %s -o - | FileCheck %s --check-prefix=ASM
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=1 -O2 -g %s %rt -lpthread -o %t && %t 7 | FileCheck %s --check-prefix=EXE
 // RUN: rm -rf %t.dumps && mkdir %t.dumps && env CRASHTRAIL_DIR=%t.dumps %t 7 dump
-// RUN: not %crashtrail show %t.dumps/*.ctd 2>&1 | FileCheck %s --check-prefix=SHOW
+// RUN: %crashtrail show --all %t.dumps/*.ctd 2>&1 | FileCheck %s --check-prefix=SHOW
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,11 @@ int (*volatile fp)(int) = local;
 static jmp_buf env;
 int crashtrail_dump(const char *reason); /* crashtrail/crashtrail.h */
 
+__attribute__((noinline)) static int guard(int x) {
+  if (setjmp(env)) return -1;
+  return local(x);
+}
+
 __attribute__((noinline)) static int loop(int n) {
   int s = 0;
   for (int i = 0; i < n; i++) s += local(i);
@@ -38,7 +45,7 @@ __attribute__((noinline)) static int loop(int n) {
 
 int main(int argc, char **argv) {
   int x = argc > 1 ? atoi(argv[1]) : 0;
-  if (setjmp(env)) return 1;
+  if (guard(x) < 0) return 1;
   int s = loop(x) + external(x) + fp(x);
   if (s == 12345) abort();
   printf("%d\n", s);
@@ -46,12 +53,18 @@ int main(int argc, char **argv) {
 }
 
 // META-LABEL: function main
-// META-DAG: call _setjmp
+// META-DAG: deferred-call guard
 // META-DAG: deferred-call loop
 // META-DAG: stamped deferred-call external -> [[EXT:[0-9]+]];
 // META-NOT: site {{[0-9]+}}: block [[EXT]] (
 // META-DAG: call (indirect)
 // META-DAG: call abort
+// META-LABEL: function guard
+// META-NOT: deferred-call
+// META: call _setjmp
+// META-NOT: deferred-call
+// META: call local
+// META-NOT: deferred-call
 // META-LABEL: function loop
 // META-DAG: loop deferred-call local -> [[LATCH:[0-9]+]];
 // META-DAG: block [[LATCH]] check {{[0-9]+}} branch
@@ -80,4 +93,36 @@ int main(int argc, char **argv) {
 
 // EXE: 83
 
-// SHOW: built with deferred calls (crashtrail-defer-calls, experimental; {{.*}} is one), whose records this post-mortem cannot order yet
+// Every call in its place, as the ring build shows it: guard and its callee, loop's seven
+// calls of local, external, the call through the pointer, then main's end; no warning.
+// SHOW: main {{.*}}int x = argc
+// SHOW: main {{.*}}if (guard(x) < 0)
+// SHOW-NEXT: guard {{.*}}if (setjmp(env))
+// SHOW-NEXT: guard {{.*}}return local(x);
+// SHOW-NEXT: {{ }}local {{ *}}defer-calls.c:
+// SHOW-NEXT: {{ }}guard {{ *}}defer-calls.c:
+// SHOW-NEXT: main {{.*}}if (guard(x) < 0)
+// SHOW-NEXT: main {{.*}}int s = loop(x)
+// SHOW-NEXT: loop {{.*}}s += local(i);
+// SHOW-NEXT: {{ }}local {{ *}}defer-calls.c:
+// SHOW-NEXT: loop {{.*}}s += local(i);
+// SHOW-NEXT: {{ }}local {{ *}}defer-calls.c:
+// SHOW-NEXT: loop {{.*}}s += local(i);
+// SHOW-NEXT: {{ }}local {{ *}}defer-calls.c:
+// SHOW-NEXT: loop {{.*}}s += local(i);
+// SHOW-NEXT: {{ }}local {{ *}}defer-calls.c:
+// SHOW-NEXT: loop {{.*}}s += local(i);
+// SHOW-NEXT: {{ }}local {{ *}}defer-calls.c:
+// SHOW-NEXT: loop {{.*}}s += local(i);
+// SHOW-NEXT: {{ }}local {{ *}}defer-calls.c:
+// SHOW-NEXT: loop {{.*}}s += local(i);
+// SHOW-NEXT: {{ }}local {{ *}}defer-calls.c:
+// SHOW-NEXT: loop {{.*}}s += local(i);
+// SHOW-NEXT: loop {{.*}}return s;
+// SHOW-NEXT: main {{.*}}int s = loop(x)
+// SHOW-NEXT: {{ }}external {{ *}}defer-calls.c:
+// SHOW-NEXT: main {{.*}}int s = loop(x)
+// SHOW-NEXT: {{ }}local {{ *}}defer-calls.c:
+// SHOW-NEXT: main {{.*}}int s = loop(x)
+// SHOW-NEXT: main {{.*}}if (s == 12345)
+// SHOW-NOT: warning

@@ -620,9 +620,16 @@ def defer_marks(c):
     the rings of two instrumented modules would lose the cut they are ordered by. While stamping
     is on, a deferred call to a function that may be in another module writes a stamped mark
     (its id plus CT_REC_DEFER_MARK) from a cold fragment, through the stamped trampoline; with
-    one module, or for a hidden callee, it writes none. The post-mortem refuses such dumps with
-    a message naming the option (it cannot order their records yet)."""
+    one module, or for a hidden callee, it writes none. The post-mortem puts the post-order
+    records back in call order (postorder.c): with one module and with two, the crashed
+    thread's steps are those the ring build of the same program shows, line for line, the
+    crash line last (main was inside no call: its unfinished path comes from its register)."""
     defer = ["-fplugin-arg-crashtrail-defer-calls=1"]
+
+    def steps(dump):
+        th = crashed_thread(c.show(dump))
+        return [(st["function"], st["line"]) for st in th["steps"]]
+
     exe = c.build(["defer_main.c", "defer_lib.c"], "defer_one", flags=defer)
     r = c.run([exe, "300"])
     expect(r.sig == signal.SIGSEGV, "one module: %s" % r.how())
@@ -630,6 +637,7 @@ def defer_marks(c):
     raw = c.raw(dump)
     expect(raw["rings"] and all(g["marks"] == 0 and g["stamped"] == 0 for g in raw["rings"]),
            "one module: no marks and no stamps expected: %s" % raw["rings"])
+    one = steps(dump)
     os.unlink(dump)
     lib = c.build(["defer_lib.c"], "libct_defer.so", flags=defer + ["-shared", "-fPIC"])
     exe2 = c.build(["defer_main.c"], "defer_two",
@@ -647,12 +655,56 @@ def defer_marks(c):
            main_rings)
     expect(all(g["marks"] == 0 for g in raw["rings"] if g["module"] != main_id),
            "the library wrote marks: %s" % raw["rings"])
-    sh = subprocess.run([os.path.join(c.bin, "crashtrail"), "show", dump], capture_output=True,
-                        text=True, timeout=120)
-    expect(sh.returncode != 0 and "built with deferred calls" in sh.stderr,
-           "crashtrail show should refuse the dump: %s %s" % (sh.returncode, sh.stderr))
-    return "one module: no mark; two: %d marks for 200 calls into the library and fflush" % (
-        main_rings[0]["marks"])
+    two = steps(dump)
+    os.unlink(dump)
+    # The same program built without the option: what the timelines must show.
+    ring = c.build(["defer_main.c", "defer_lib.c"], "ring_one")
+    r = c.run([ring, "300"])
+    expect(r.sig == signal.SIGSEGV, "ring build: %s" % r.how())
+    want = steps(c.one_dump(r))
+    calls = sum(1 for f, _ in want if f == "lib_step")
+    expect(calls == 200 and sum(1 for f, _ in want if f == "local_step") == 300,
+           "the ring build's timeline lacks calls: %d of lib_step" % calls)
+    for name, got in (("one module", one), ("two modules", two)):
+        first = next((i for i, (g, w) in enumerate(zip(got, want)) if g != w), None)
+        expect(got == want, "%s: %d steps against the ring build's %d, first difference at %s: "
+               "%s against %s" % (name, len(got), len(want), first,
+                                  got[first] if first is not None else None,
+                                  want[first] if first is not None else None))
+    return ("one module: no mark; two: %d marks for 200 calls into the library and fflush; "
+            "both timelines the ring build's, %d steps" % (main_rings[0]["marks"], len(want)))
+
+
+@case("defer_crash")
+def defer_crash(c):
+    """A crash three deferred calls deep (programs/defer_crash.c), at -O0 and -O2: main, run and
+    step were each inside a call, their paths since their last records in their frames; the
+    post-mortem reads those accumulators through DWARF and the timeline equals the ring
+    build's: the same lines of the same functions at the same depths, the crash line last."""
+    got = []
+    for opt in ("-O0", "-O2"):
+        tl = {}
+        for variant, flags in (("ring", []), ("defer", ["-fplugin-arg-crashtrail-defer-calls=1"])):
+            exe = c.build(["defer_crash.c"], "defer_crash_%s%s" % (variant, opt), flags=[opt] + flags)
+            r = c.run([exe, "7"])
+            expect(r.sig == signal.SIGSEGV, "%s %s: %s" % (variant, opt, r.how()))
+            dump = c.one_dump(r)
+            th = crashed_thread(c.show(dump))
+            base = min(st["depth"] for st in th["steps"])
+            tl[variant] = [(st["function"], st["line"], st["depth"] - base, bool(st.get("crash")))
+                           for st in th["steps"]]
+            os.unlink(dump)
+        want, have = tl["ring"], tl["defer"]
+        expect(sum(1 for st in want if st[0] == "step") > 20 and want[-1][0] == "step" and
+               want[-1][3], "%s: the ring build's timeline is not the expected one: %s" %
+               (opt, want[-6:]))
+        first = next((i for i, (g, w) in enumerate(zip(have, want)) if g != w), None)
+        expect(have == want, "%s: %d steps against the ring build's %d, first difference at %s: "
+               "%s against %s" % (opt, len(have), len(want), first,
+                                  have[first] if first is not None else None,
+                                  want[first] if first is not None else None))
+        got.append("%s %d steps" % (opt, len(want)))
+    return "the deferred build's timelines equal the ring build's: " + ", ".join(got)
 
 
 @case("lazy_binding")

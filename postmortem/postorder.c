@@ -1,0 +1,695 @@
+/*
+ * postorder.c - puts a thread's records back in the order the call-stack model takes them when
+ * functions were built with deferred calls (CT_FN_DEFERS, the pass's defer-calls).
+ *
+ * A deferred call writes no record before it: the caller's path goes on in its accumulator
+ * across the call and reaches the ring with the caller's next record, after the callee's. The
+ * ring then holds an invocation's records after those of the calls it deferred (post-order).
+ * The model (callstack.c) wants each record before its deferred callees' (it walks the record,
+ * suspends at each deferred call, lets the callee's records run, then goes on), so this file
+ * parses the records bottom-up (shift-reduce) and emits them in that order.
+ *
+ * The parse keeps a stack of items, each an invocation with its records in model order: DONE
+ * (returned), OPEN (its last record ended at a check point or before a non-deferred call; its
+ * next record starts at `site`) or TAIL (ended in a tail call, waiting for the callee's item).
+ * A record of f that starts at site s (every record names its start site):
+ *  - continues the topmost OPEN item of f that waits at s, or reaches s through elided
+ *    flushes; the items above it are its callees since its last record, matched forwards to
+ *    the calls it made (the non-deferred call it waited in, the elided ones, the deferred
+ *    ones its walk passes);
+ *  - else starts a new invocation (at f's entry, or where the history starts inside f), whose
+ *    deferred calls take their callees' items off the top of the stack, last call first.
+ * A call to a function whose walk from its entry reaches a return without a bit never writes a
+ * record (it is "silent"): it takes no item of its own, but the calls on that walk take theirs.
+ * A call to code without records (uninstrumented, another module) takes the items of the
+ * callbacks it made: those on top that are not the next expected callee. Where nothing
+ * matches, the record is kept as a new item without callees: the model resynchronises on it.
+ * At the end the stack's items go out bottom first.
+ *
+ * Invariants: every record goes out exactly once; an item's records are a linked list over
+ * record indices (next[]), joined in O(1); matching is tried dry first, then committed, so a
+ * failed match changes nothing.
+ */
+#include "postorder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "crashtrail/abi.h"
+
+#define NONE SIZE_MAX
+#define RET UINT32_MAX /* chain_slots' target: the function's return */
+#define MAX_DEPTH 32   /* silent callees inside silent callees */
+
+enum { IT_DONE, IT_OPEN, IT_TAIL, IT_FROZEN /* on the stack at the dump, in a deferred call */ };
+
+struct list {
+  size_t head, tail;
+};
+
+struct item {
+  const struct ct_mfunc *f;
+  uint16_t mod;
+  uint8_t state;
+  uint32_t site;                /* IT_OPEN: where its next record starts */
+  const struct ct_mblock *wait; /* IT_OPEN after a non-deferred call, IT_TAIL: that call */
+  struct list recs;
+  size_t own; /* its own first record (NONE: none yet) */
+};
+
+/* A call an invocation made: block mb of f (in module mod). */
+struct slot {
+  const struct ct_mfunc *f;
+  const struct ct_mblock *mb;
+  uint16_t mod;
+};
+
+struct slots {
+  struct slot *v;
+  size_t n, cap;
+};
+
+#define CACHE_BITS 12
+struct po_cache { /* direct-mapped, by calling block: a call is met millions of times */
+  const struct ct_mblock *mb;
+  const struct ct_mfunc *g;
+  int8_t quiet; /* silent(g) with no calls of its own: 1; silent with calls: 2; not: 0 */
+};
+
+struct po {
+  struct ct_modset *mods;
+  struct po_cache *cache;
+  const char **called; /* open-addressing set of the names direct calls name, any module */
+  size_t called_cap;
+  struct item *st;
+  size_t n, cap;
+  size_t *next;
+  int commit;
+  size_t mismatches;
+  uint8_t *callback; /* per record: the entry of a callback from code without records */
+  int lost;          /* the history starts after lost records (the ring wrapped) */
+  size_t lost_calls; /* match_back gave up on this many first calls (their records lost) */
+  uint32_t *lost_out; /* per record: its first deferred calls whose callees' records are lost */
+};
+
+static int slots_add(struct slots *s, const struct ct_mfunc *f, const struct ct_mblock *mb,
+                     uint16_t mod) {
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 16;
+    struct slot *nv = realloc(s->v, cap * sizeof *nv);
+    if (!nv) return -1;
+    s->v = nv;
+    s->cap = cap;
+  }
+  s->v[s->n++] = (struct slot){f, mb, mod};
+  return 0;
+}
+
+static void append(struct po *p, struct list *l, struct list m) {
+  if (!p->commit || m.head == NONE) return;
+  if (l->head == NONE) *l = m;
+  else {
+    p->next[l->tail] = m.head;
+    l->tail = m.tail;
+  }
+}
+
+static void prepend(struct po *p, struct list *l, struct list m) {
+  if (!p->commit || m.head == NONE) return;
+  if (l->head == NONE) *l = m;
+  else {
+    p->next[m.tail] = l->head;
+    l->head = m.head;
+  }
+}
+
+static const struct list EMPTY = {NONE, NONE};
+
+/* The set of names that direct calls (recorded or deferred) name, in every module. */
+static int build_called(struct po *p) {
+  size_t n = 0;
+  for (size_t k = 0; k < p->mods->n; k++)
+    for (size_t i = 0; p->mods->mods[k].meta && i < p->mods->mods[k].meta->nfuncs; i++)
+      n += p->mods->mods[k].meta->funcs[i].nblocks;
+  size_t cap = 64;
+  while (cap < 2 * n) cap *= 2;
+  if (!(p->called = calloc(cap, sizeof *p->called))) return -1;
+  p->called_cap = cap;
+  for (size_t k = 0; k < p->mods->n; k++)
+    for (size_t i = 0; p->mods->mods[k].meta && i < p->mods->mods[k].meta->nfuncs; i++) {
+      const struct ct_mfunc *f = &p->mods->mods[k].meta->funcs[i];
+      for (uint32_t b = 0; b < f->nblocks; b++) {
+        const char *c = f->blocks[b].callee;
+        if (!c) continue;
+        size_t h = (size_t)ct_meta_hash_name(c) & (cap - 1);
+        while (p->called[h] && strcmp(p->called[h], c)) h = (h + 1) & (cap - 1);
+        p->called[h] = c;
+      }
+    }
+  return 0;
+}
+
+/* Whether some direct call names f: if not, it runs only when called through a pointer (a
+ * callback from code without records, say). */
+static int directly_called(const struct po *p, const struct ct_mfunc *f) {
+  if (!f || !f->name) return 1;
+  size_t h = (size_t)ct_meta_hash_name(f->name) & (p->called_cap - 1);
+  for (; p->called[h]; h = (h + 1) & (p->called_cap - 1))
+    if (!strcmp(p->called[h], f->name)) return 1;
+  return 0;
+}
+
+static const struct ct_mfunc *resolve(struct po *p, const struct slot *s);
+static int silent(const struct ct_mfunc *g, uint16_t mod, struct slots *calls);
+static uint16_t callee_mod(struct po *p, const struct slot *s, const struct ct_mfunc *g);
+
+static struct po_cache *cached(struct po *p, const struct slot *s) {
+  size_t h = ((uintptr_t)s->mb >> 4) * 0x9E3779B97F4A7C15ull >> (64 - CACHE_BITS);
+  struct po_cache *c = &p->cache[h];
+  if (c->mb != s->mb) {
+    c->mb = s->mb;
+    c->g = resolve(p, s);
+    c->quiet = 0;
+    if (c->g) {
+      struct slots calls = {0};
+      if (silent(c->g, callee_mod(p, s, c->g), &calls)) c->quiet = calls.n ? 2 : 1;
+      free(calls.v);
+    }
+  }
+  return c;
+}
+
+/* The function a call enters (cached by calling block); NULL for an indirect call or code
+ * without records. */
+static const struct ct_mfunc *callee(struct po *p, const struct slot *s) {
+  return s->mb->callee ? cached(p, s)->g : NULL;
+}
+
+/* The function a call enters: resolved as the linker binds it (the caller's unit, its module,
+ * the other instrumented modules); NULL for an indirect call or code without records. */
+static const struct ct_mfunc *resolve(struct po *p, const struct slot *s) {
+  if (!s->mb->callee) return NULL;
+  struct ct_module *m = &p->mods->mods[s->mod];
+  const struct ct_mfunc *g = ct_meta_resolve(m->meta, s->mb->callee, s->f->unit);
+  for (size_t k = 0; !g && k < p->mods->n; k++)
+    if (k != s->mod && p->mods->mods[k].meta)
+      g = ct_meta_resolve(p->mods->mods[k].meta, s->mb->callee, UINT32_MAX);
+  return g;
+}
+
+static uint16_t callee_mod(struct po *p, const struct slot *s, const struct ct_mfunc *g) {
+  for (size_t k = 0; k < p->mods->n; k++) {
+    const struct ct_meta *m = p->mods->mods[k].meta;
+    if (m && g >= m->funcs && g < m->funcs + m->nfuncs) return (uint16_t)k;
+  }
+  return s->mod;
+}
+
+/* The calls f makes on its branch-free way from site `from` through elided flushes to site `to`
+ * (RET: to a return or a tail call), appended to out. 0 if that way needs a bit first. */
+static int chain_slots(const struct ct_mfunc *f, uint16_t mod, uint32_t from, uint32_t to,
+                       struct slots *out) {
+  uint32_t x = from;
+  for (uint32_t guard = 0; guard <= f->nsites; guard++) {
+    if (x == to) return 1;
+    uint32_t e = f->site_elided[x];
+    if (e == UINT32_MAX) return 0;
+    uint32_t b = f->site_block[x];
+    for (uint32_t k = 0; b != e && k <= f->nblocks; k++) {
+      if (f->blocks[b].term == CT_TERM_DEFER && slots_add(out, f, &f->blocks[b], mod) != 0)
+        return 0;
+      b = f->blocks[b].succ[0].block;
+    }
+    if (b != e) return 0;
+    const struct ct_mblock *mb = &f->blocks[e];
+    if (mb->term == CT_TERM_RETURN || mb->term == CT_TERM_RESUME) return to == RET;
+    if (mb->term != CT_TERM_CALL && mb->term != CT_TERM_INVOKE) return 0;
+    if (slots_add(out, f, mb, mod) != 0) return 0;
+    if (mb->nsucc == 0) return to == RET; /* a tail call */
+    int32_t next = f->block_site[mb->succ[0].block];
+    if (next < 0) return 0;
+    x = (uint32_t)next;
+  }
+  return 0;
+}
+
+/* Whether g never writes a record: its branch-free walk from its entry reaches a return. */
+static int silent(const struct ct_mfunc *g, uint16_t mod, struct slots *calls) {
+  calls->n = 0;
+  return chain_slots(g, mod, 0, RET, calls);
+}
+
+static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, size_t end,
+                     const struct ct_mfunc *expect, int depth, struct list *out);
+
+/* The calls an item still makes before it returns: the call it waits in, then its branch-free
+ * way to a return. 0 if it cannot return without writing a record. */
+static int closing_slots(const struct item *it, struct slots *out) {
+  out->n = 0;
+  if (it->wait && slots_add(out, it->f, it->wait, it->mod) != 0) return 0;
+  if (it->state == IT_TAIL) return 1;
+  return chain_slots(it->f, it->mod, it->site, RET, out);
+}
+
+/* Item j, returning without another record: its closing calls take the items from *cur on.
+ * Its records (with its callees') are appended to out. */
+static int close_item(struct po *p, size_t j, size_t *cur, size_t end, const struct ct_mfunc *expect,
+                      int depth, struct list *out) {
+  struct item *it = &p->st[j];
+  if (it->state != IT_DONE) {
+    struct slots cs = {0};
+    int ok = closing_slots(it, &cs) &&
+             match_fwd(p, cs.v, cs.n, cur, end, expect, depth + 1, &it->recs);
+    free(cs.v);
+    if (!ok) return 0;
+  }
+  append(p, out, it->recs);
+  return 1;
+}
+
+/* Slots s[0..k) matched forwards to the items from *cur (below end): each call to a function
+ * that writes records takes its item (closing it if open), a silent callee's calls take
+ * theirs, a call into code without records takes the callbacks up to the next expected
+ * callee. Children's records are appended to out in call order. */
+static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, size_t end,
+                     const struct ct_mfunc *expect, int depth, struct list *out) {
+  if (depth > MAX_DEPTH) return 0;
+  for (size_t i = 0; i < k; i++) {
+    const struct ct_mfunc *g = callee(p, &s[i]);
+    if (g) {
+      struct slots calls = {0};
+      int quiet = cached(p, &s[i])->quiet;
+      if (quiet == 2) silent(g, callee_mod(p, &s[i], g), &calls);
+      int ok = 1;
+      if (quiet) {
+        const struct ct_mfunc *next = NULL;
+        for (size_t j = i + 1; j < k && !next; j++) next = callee(p, &s[j]);
+        ok = match_fwd(p, calls.v, calls.n, cur, end, next ? next : expect, depth + 1, out);
+      }
+      free(calls.v);
+      if (!ok) return 0;
+      if (quiet) continue;
+      if (*cur >= end || p->st[*cur].f != g) return 0;
+      size_t j = (*cur)++;
+      const struct ct_mfunc *next = NULL;
+      for (size_t l = i + 1; l < k && !next; l++) next = callee(p, &s[l]);
+      if (!close_item(p, j, cur, end, next ? next : expect, depth, out)) return 0;
+      continue;
+    }
+    /* code without records: its callbacks, up to the next call's callee */
+    const struct ct_mfunc *next = NULL;
+    for (size_t j = i + 1; j < k && !next; j++) next = callee(p, &s[j]);
+    if (!next) next = expect;
+    while (*cur < end && p->st[*cur].f != next &&
+           (p->st[*cur].state == IT_DONE || p->st[*cur].state == IT_TAIL)) {
+      size_t j = (*cur)++;
+      if (p->commit && p->st[j].own != NONE) p->callback[p->st[j].own] = s[i].mb->callee ? 1 : 2;
+      if (!close_item(p, j, cur, end, next, depth, out)) return 0; /* a tail call: its callee */
+    }
+  }
+  return 1;
+}
+
+/* The topmost item of g below *top (not below lo, at most 64 down) that can be its caller's
+ * callee: DONE on top, or open with the items above it its own closing calls' callees. */
+static int take_back(struct po *p, const struct ct_mfunc *g, size_t lo, size_t *top,
+                     int depth, struct list *out) {
+  for (size_t j = *top; j-- > lo && *top - j <= 64;) {
+    if (p->st[j].f != g) continue;
+    size_t cur = j + 1;
+    struct list l = EMPTY;
+    if (!close_item(p, j, &cur, *top, NULL, depth, &l) || cur != *top) return 0;
+    prepend(p, out, l);
+    *top = j;
+    return 1;
+  }
+  return 0;
+}
+
+/* Slots s[0..k) matched backwards to the items below *top (not below lo), last call first. */
+static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, size_t *top,
+                      int depth, struct list *out) {
+  if (depth > MAX_DEPTH) return 0;
+  for (size_t i = k; i-- > 0;) {
+    const struct ct_mfunc *g = callee(p, &s[i]);
+    if (g) {
+      struct slots calls = {0};
+      int quiet = cached(p, &s[i])->quiet;
+      if (quiet == 2) silent(g, callee_mod(p, &s[i], g), &calls);
+      int ok = quiet ? match_back(p, calls.v, calls.n, lo, top, depth + 1, out)
+                     : take_back(p, g, lo, top, depth, out);
+      free(calls.v);
+      /* With the history's start lost, a call whose callee is not there ran before it: so did
+       * the calls before it. */
+      if (!ok && p->lost && depth == 0) {
+        p->lost_calls = i + 1;
+        return 1;
+      }
+      if (!ok) return 0;
+      continue;
+    }
+    /* Code without records: its callbacks are on top, but so may be the earlier callees of
+     * the caller's caller; it takes those of functions no direct call names (a comparator
+     * handed to qsort), up to the earlier call's callee. */
+    const struct ct_mfunc *prev = NULL;
+    for (size_t j = i; j-- > 0 && !prev;) prev = callee(p, &s[j]);
+    while (*top > lo && p->st[*top - 1].state == IT_DONE && p->st[*top - 1].f != prev &&
+           !directly_called(p, p->st[*top - 1].f)) {
+      if (p->commit && p->st[*top - 1].own != NONE)
+        p->callback[p->st[*top - 1].own] = s[i].mb->callee ? 1 : 2;
+      prepend(p, out, p->st[*top - 1].recs);
+      --*top;
+    }
+  }
+  return 1;
+}
+
+static int push(struct po *p, struct item it) {
+  if (it.state == IT_TAIL) { /* a tail call to a function that never writes nor calls, or to
+                                code without records (pthread_mutex_lock): done */
+    struct slot ts = {it.f, it.wait, it.mod};
+    const struct ct_mfunc *g = callee(p, &ts);
+    struct slots calls = {0};
+    if ((!g && it.wait->callee) ||
+        (g && silent(g, callee_mod(p, &ts, g), &calls) && calls.n == 0)) {
+      it.state = IT_DONE;
+      it.wait = NULL;
+    }
+    free(calls.v);
+  }
+  if (p->n == p->cap) {
+    size_t cap = p->cap ? p->cap * 2 : 256;
+    struct item *ns = realloc(p->st, cap * sizeof *ns);
+    if (!ns) return -1;
+    p->st = ns;
+    p->cap = cap;
+  }
+  p->st[p->n++] = it;
+  /* A direct tail call's callee returned: the caller's invocation ends with it (iteratively:
+   * is_even and is_odd tail-calling each other 20,000 deep). A call through a pointer's is not
+   * joined here, as the item above may be one of the calls the target deferred, not the
+   * target: close_item joins them when the caller is taken. */
+  while (p->n >= 2 && p->st[p->n - 1].state == IT_DONE && p->st[p->n - 2].state == IT_TAIL) {
+    struct item *below = &p->st[p->n - 2];
+    struct slot ts = {below->f, below->wait, below->mod};
+    const struct ct_mfunc *g = callee(p, &ts);
+    if (!g || g != p->st[p->n - 1].f) break;
+    int c = p->commit;
+    p->commit = 1;
+    append(p, &below->recs, p->st[p->n - 1].recs);
+    p->commit = c;
+    below->state = IT_DONE;
+    below->wait = NULL;
+    p->n--;
+  }
+  return 0;
+}
+
+/* Record r of f walked: its deferred calls into `calls`, its end into *state / *site / *wait.
+ * 0 if it does not walk. */
+static int walk_record(const struct ct_mfunc *f, uint16_t mod, uint64_t acc, uint32_t *start,
+                       struct slots *calls, uint8_t *state, uint32_t *site,
+                       const struct ct_mblock **wait) {
+  struct ct_walk w;
+  int st = ct_walk_start(&w, f, acc);
+  *start = w.site;
+  for (uint32_t guard = 0; guard < (1u << 26); guard++) {
+    if (st == CT_WALK_BLOCK) {
+      st = ct_walk_next(&w, 0);
+      continue;
+    }
+    if (st == CT_WALK_DEFER) {
+      if (slots_add(calls, f, &f->blocks[w.block], mod) != 0) return 0;
+      st = ct_walk_after_defer(&w, 0);
+      continue;
+    }
+    if (st != CT_WALK_END) return 0;
+    const struct ct_mblock *mb = &f->blocks[w.block];
+    *wait = NULL;
+    *state = IT_DONE;
+    if ((mb->term == CT_TERM_CALL || mb->term == CT_TERM_INVOKE) && w.end == w.block) {
+      *wait = mb;
+      if (mb->nsucc == 0) {
+        *state = IT_TAIL;
+      } else if (f->block_site[mb->succ[0].block] >= 0) {
+        *state = IT_OPEN;
+        *site = (uint32_t)f->block_site[mb->succ[0].block];
+      }
+    } else if (mb->term != CT_TERM_RETURN && mb->term != CT_TERM_RESUME &&
+               mb->term != CT_TERM_STOP && f->block_site[w.end] >= 0) { /* a check point */
+      *state = IT_OPEN;
+      *site = (uint32_t)f->block_site[w.end];
+    }
+    return 1;
+  }
+  return 0;
+}
+
+/* Record r continues item j (open, of its function): the calls before it (the call j waits in,
+ * the elided flushes' calls from j's site to `start`) and its own deferred calls take the items
+ * above j, forwards. Tried dry, then committed. */
+static int continue_item(struct po *p, size_t j, size_t r, uint32_t start,
+                         const struct slots *calls, struct slots *pre) {
+  struct item *it = &p->st[j];
+  pre->n = 0;
+  if (it->wait && slots_add(pre, it->f, it->wait, it->mod) != 0) return 0;
+  if (!chain_slots(it->f, it->mod, it->site, start, pre)) return 0;
+  for (int commit = 0; commit < 2; commit++) {
+    p->commit = commit;
+    size_t cur = j + 1;
+    struct list before = EMPTY, after = EMPTY;
+    const struct ct_mfunc *first = NULL;
+    for (size_t i = 0; i < calls->n && !first; i++) first = callee(p, &calls->v[i]);
+    if (!match_fwd(p, pre->v, pre->n, &cur, p->n, first, 0, &before) ||
+        !match_fwd(p, calls->v, calls->n, &cur, p->n, NULL, 0, &after) || cur != p->n)
+      return 0;
+    if (commit) {
+      append(p, &it->recs, before);
+      p->next[r] = NONE;
+      append(p, &it->recs, (struct list){r, r});
+      append(p, &it->recs, after);
+      p->n = j + 1;
+    }
+  }
+  return 1;
+}
+
+/* Record r starts a new invocation of f (at its entry, the elided flushes' calls from there to
+ * `start` before it; or where the history starts inside f): its calls take the items on top. */
+static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t r,
+                    uint32_t start, const struct slots *calls, struct slots *pre,
+                    struct item *it) {
+  pre->n = 0;
+  if (start != 0 && !chain_slots(f, mod, 0, start, pre)) pre->n = 0; /* inside f */
+  for (int commit = 0; commit < 2; commit++) {
+    p->commit = commit;
+    size_t top = p->n, lost;
+    struct list before = EMPTY, after = EMPTY;
+    p->lost_calls = 0;
+    if (!match_back(p, calls->v, calls->n, 0, &top, 0, &after)) return 0;
+    lost = p->lost_calls;
+    if (!lost && !match_back(p, pre->v, pre->n, 0, &top, 0, &before)) return 0;
+    if (commit) {
+      p->lost_out[r] = (uint32_t)lost;
+      it->recs = EMPTY;
+      append(p, &it->recs, before);
+      p->next[r] = NONE;
+      append(p, &it->recs, (struct list){r, r});
+      append(p, &it->recs, after);
+      p->n = top;
+    }
+  }
+  return 1;
+}
+
+/* A frame's unfinished path (a ct_po_rec with a stop): the deferred calls it passed before the
+ * one it is in, into `calls`. 0 if it does not reach that call. */
+static int walk_partial(const struct ct_mfunc *f, uint16_t mod, const struct ct_po_rec *v,
+                        int innermost, uint32_t *start, struct slots *calls,
+                        const struct ct_mblock **stop) {
+  struct ct_walk w;
+  int st = ct_walk_start(&w, f, v->rec.acc);
+  uint32_t blocks = 0;
+  *start = w.site;
+  for (uint32_t guard = 0; guard < (1u << 26); guard++) {
+    if (st == CT_WALK_BLOCK) {
+      blocks++;
+      st = ct_walk_next(&w, 1);
+      continue;
+    }
+    if (st != CT_WALK_DEFER) return 0;
+    if (blocks == v->stop) { /* the innermost frame's call there returned: its callee's too */
+      *stop = &f->blocks[w.block];
+      return !innermost || slots_add(calls, f, &f->blocks[w.block], mod) == 0;
+    }
+    if (slots_add(calls, f, &f->blocks[w.block], mod) != 0) return 0;
+    st = ct_walk_after_defer(&w, 1);
+  }
+  return 0;
+}
+
+/* The frames on the crashed thread's stack that were suspended in deferred calls (recs[from..n),
+ * outermost first): each takes, from `*anchor` on, its open item (or a new one) and the items
+ * its deferred calls since its last record made, and stays there; the frames inside it come
+ * after. */
+static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from, size_t n,
+                        struct slots *calls, size_t *anchor) {
+  for (size_t r = from; r < n; r++) {
+    p->next[r] = NONE;
+    struct ct_module *m = &p->mods->mods[recs[r].mod];
+    const struct ct_mfunc *f = m->meta ? ct_meta_find(m->meta, recs[r].rec.fn - m->bias) : NULL;
+    uint32_t start = 0;
+    calls->n = 0;
+    const struct ct_mblock *stop = NULL;
+    if (!f || !walk_partial(f, recs[r].mod, &recs[r], recs[r].innermost, &start, calls, &stop)) {
+      p->mismatches++;
+      continue; /* the model is not given it */
+    }
+    /* The call it is in entered a function that writes no record and left the stack by a tail
+     * call (check tail-calling inspect at -O2): the calls that function made before it, on
+     * its branch-free walk, are this frame's too. */
+    struct slot ss = {f, stop, recs[r].mod};
+    if (!recs[r].innermost && stop->callee && cached(p, &ss)->quiet == 2) {
+      const struct ct_mfunc *g = callee(p, &ss);
+      struct slots more = {0};
+      silent(g, callee_mod(p, &ss, g), &more);
+      size_t keep = more.n && more.v[more.n - 1].mb->nsucc == 0 &&
+                            (more.v[more.n - 1].mb->term == CT_TERM_CALL) ? more.n - 1 : more.n;
+      for (size_t i = 0; i < keep; i++) slots_add(calls, more.v[i].f, more.v[i].mb, more.v[i].mod);
+      free(more.v);
+    }
+    size_t j = NONE;
+    for (size_t k = p->n; k-- > *anchor && j == NONE;)
+      if (p->st[k].f == f && p->st[k].state == IT_OPEN && p->st[k].site == start) j = k;
+    size_t cur = j != NONE ? j + 1 : *anchor;
+    int ok = 1;
+    for (int commit = 0; commit < 2 && ok; commit++) {
+      p->commit = commit;
+      size_t c = cur;
+      struct list before = EMPTY, after = EMPTY;
+      if (j != NONE && p->st[j].wait) { /* the non-deferred call it waited in, first */
+        struct slot w = {f, p->st[j].wait, recs[r].mod};
+        ok = match_fwd(p, &w, 1, &c, p->n, NULL, 0, &before);
+      }
+      ok = ok && match_fwd(p, calls->v, calls->n, &c, p->n, NULL, 0, &after);
+      if (!ok || !commit) continue;
+      struct item it = j != NONE ? p->st[j]
+                                 : (struct item){f, recs[r].mod, IT_FROZEN, start, NULL, EMPTY, r};
+      append(p, &it.recs, before);
+      append(p, &it.recs, (struct list){r, r});
+      append(p, &it.recs, after);
+      it.state = IT_FROZEN;
+      it.wait = NULL;
+      /* the items it took go; it sits where they began, the rest above it */
+      size_t at = j != NONE ? j : *anchor, rest = p->n - c;
+      if (p->n == p->cap) {
+        struct item *ns = realloc(p->st, (p->cap * 2 + 1) * sizeof *ns);
+        if (!ns) return -1;
+        p->st = ns;
+        p->cap = p->cap * 2 + 1;
+      }
+      memmove(&p->st[at + 1], &p->st[c], rest * sizeof *p->st);
+      p->st[at] = it;
+      p->n = at + 1 + rest;
+      *anchor = at + 1;
+    }
+    if (!ok) p->mismatches++;
+  }
+  return 0;
+}
+
+int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n, size_t nframes,
+                 size_t *order, uint8_t *callback, uint32_t *lost, size_t *nout,
+                 size_t *mismatches) {
+  struct po p = {mods, NULL, NULL, 0, NULL, 0, 0, calloc(n ? n : 1, sizeof(size_t)), 1, 0,
+                 callback, 0, 0, lost};
+  memset(callback, 0, n);
+  memset(lost, 0, n * sizeof *lost);
+  p.lost = n && recs[0].gap;
+  struct slots calls = {0}, pre = {0};
+  int rc = -1;
+  if (!p.next || !(p.cache = calloc(1u << CACHE_BITS, sizeof *p.cache)) ||
+      build_called(&p) != 0)
+    goto out;
+  for (size_t r = 0; r + nframes < n; r++) {
+    p.next[r] = NONE;
+    struct ct_module *m = &mods->mods[recs[r].mod];
+    const struct ct_mfunc *f = m->meta ? ct_meta_find(m->meta, recs[r].rec.fn - m->bias) : NULL;
+    struct item it = {f, recs[r].mod, IT_DONE, 0, NULL, {r, r}, r};
+    uint32_t start = 0;
+    calls.n = 0;
+    if (!f || !walk_record(f, recs[r].mod, recs[r].rec.acc, &start, &calls, &it.state, &it.site,
+                           &it.wait)) {
+      p.mismatches++; /* the model reports it */
+      p.commit = 1;
+      if (push(&p, it) != 0) goto out;
+      continue;
+    }
+    int placed = 0;
+    if (start != 0)
+      for (size_t j = p.n; j-- > 0 && !placed;) {
+        struct item *o = &p.st[j];
+        if (o->f != f || o->state != IT_OPEN) continue;
+        uint8_t state = it.state;
+        uint32_t site = it.site;
+        const struct ct_mblock *wait = it.wait;
+        if (continue_item(&p, j, r, start, &calls, &pre)) {
+          o = &p.st[j];
+          o->state = state;
+          o->site = site;
+          o->wait = wait;
+          struct item done = *o;
+          if (state == IT_DONE) { /* re-pushed: a tail call below may be waiting for it */
+            p.n--;
+            p.commit = 1;
+            if (push(&p, done) != 0) goto out;
+          }
+          placed = 1;
+        }
+      }
+    if (!placed) {
+      struct list rl = {r, r};
+      if (!new_item(&p, f, recs[r].mod, r, start, &calls, &pre, &it)) {
+        p.mismatches++;
+        it.recs = rl;
+      }
+      p.commit = 1;
+      if (push(&p, it) != 0) goto out;
+    }
+  }
+  size_t anchor = 0;
+  if (place_frames(&p, recs, n - nframes, n, &calls, &anchor) != 0) goto out;
+  /* The history's end: an open invocation whose last piece wrote nothing (an elided return,
+   * or it is still running there) goes out before the items above it that its calls take. */
+  for (size_t j = p.n; j-- > anchor;) {
+    if (p.st[j].state == IT_DONE) continue;
+    int ok = 1;
+    for (int commit = 0; commit < 2 && ok; commit++) {
+      p.commit = commit;
+      size_t cur = j + 1;
+      struct list l = EMPTY;
+      ok = close_item(&p, j, &cur, p.n, NULL, 0, &l) && cur == p.n;
+      if (ok && commit) {
+        p.st[j].recs = l;
+        p.st[j].state = IT_DONE;
+        p.n = j + 1;
+      }
+    }
+    if (!ok) break;
+  }
+  p.commit = 1;
+  size_t k = 0;
+  for (size_t i = 0; i < p.n; i++)
+    for (size_t r = p.st[i].recs.head; r != NONE && k < n; r = p.next[r]) order[k++] = r;
+  rc = 0;
+  *nout = k;
+  if (mismatches) *mismatches = p.mismatches;
+out:
+  free(p.st);
+  free(p.next);
+  free(p.called);
+  free(p.cache);
+  free(calls.v);
+  free(pre.v);
+  return rc;
+}
