@@ -52,6 +52,12 @@ struct frame {
                         the history's start (postorder.c): walked past, not waited for */
 };
 
+/* A frame of f at site (cont: as struct frame's), nothing suspended. */
+static inline struct frame known_frame(const struct ct_mfunc *f, struct ct_module *m,
+                                       uint16_t mod, uint32_t site, uint32_t cont) {
+  return (struct frame){.f = f, .m = m, .mod = mod, .kind = FR_KNOWN, .site = site, .cont = cont};
+}
+
 #define CT_CS_MAX_FRAMES (1u << 16)
 
 #define CALLEE_CACHE_BITS 12
@@ -203,17 +209,17 @@ void ct_callstack_end_window(struct ct_callstack *cs) {
 static __attribute__((noinline)) struct frame resolve_callee(struct ct_callstack *cs,
                                                              const struct frame *caller,
                                                              const char *name) {
-  struct frame fr = {NULL, NULL, 0, FR_UNKNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
+  struct frame fr = {.kind = FR_UNKNOWN, .cont = UINT32_MAX};
   if (!name) return fr; /* an indirect call */
   fr.kind = FR_OPAQUE;
   const struct ct_mfunc *g = ct_meta_resolve(caller->m->meta, name, caller->f->unit);
-  if (g) return (struct frame){g, caller->m, caller->mod, FR_KNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
+  if (g) return known_frame(g, caller->m, caller->mod, 0, UINT32_MAX);
   struct ct_modset *ms = cs->t->mods;
   for (size_t k = 0; k < ms->n; k++) {
     struct ct_module *m = &ms->mods[k];
     if (m == caller->m || !m->meta) continue;
     if ((g = ct_meta_resolve(m->meta, name, UINT32_MAX)))
-      return (struct frame){g, m, (uint16_t)k, FR_KNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
+      return known_frame(g, m, (uint16_t)k, 0, UINT32_MAX);
   }
   return fr;
 }
@@ -322,27 +328,25 @@ static void suspend(struct ct_callstack *cs, const struct ct_walk *w) {
 static void walk_on(struct ct_callstack *cs, struct ct_walk *w, uint16_t mod, uint32_t site,
                     int st) {
   const struct ct_mfunc *f = w->f;
-  const int partial = cs->fr[cs->n - 1].partial;
-  size_t n = 0;
+  struct frame *top = &cs->fr[cs->n - 1];
+  const int partial = top->partial;
   if (!path_fits(cs, f)) return;
-  while (st == CT_WALK_BLOCK) {
-    path_add(cs, f, mod, &site, &n, w->block);
-    cs->fr[cs->n - 1].walked++;
-    st = ct_walk_next(w, partial);
-  }
-  emit(cs, f, mod, site, cs->path, n);
-  while (st == CT_WALK_DEFER && cs->fr[cs->n - 1].lost) { /* its callee's records are gone */
-    cs->fr[cs->n - 1].lost--;
-    cs->gap = 1;
-    st = ct_walk_after_defer(w, partial);
-    if (st == CT_WALK_BLOCK) {
-      walk_on(cs, w, mod, UINT32_MAX, st);
-      return;
+  for (;;) {
+    size_t n = 0;
+    while (st == CT_WALK_BLOCK) {
+      path_add(cs, f, mod, &site, &n, w->block);
+      top->walked++;
+      st = ct_walk_next(w, partial);
     }
+    emit(cs, f, mod, site, cs->path, n);
+    if (st != CT_WALK_DEFER || !top->lost) break;
+    top->lost--; /* its callee's records are gone: walked past */
+    cs->gap = 1;
+    site = UINT32_MAX;
+    st = ct_walk_after_defer(w, partial);
   }
   if (st == CT_WALK_DEFER) {
-    int frozen = partial && cs->fr[cs->n - 1].walked == cs->fr[cs->n - 1].stop;
-    if (frozen) cs->fr[cs->n - 1].frozen = cs->fr[cs->n - 1].partial; /* 2: the innermost */
+    if (partial && top->walked == top->stop) top->frozen = top->partial; /* 2: the innermost */
     suspend(cs, w);
   } else if (partial) {
     /* out of bits before the call it was in: the path does not fit the stack */
@@ -438,7 +442,7 @@ static inline int is_next_record(const struct frame *fr, const struct ct_mfunc *
  * or resynchronises. `empty`: the record there has no path bits. */
 static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
                    uint16_t mod, uint32_t site, int empty) {
-  struct frame here = {f, m, mod, FR_KNOWN, site, UINT32_MAX, 0, 0, 0, 0, 0, 0};
+  struct frame here = known_frame(f, m, mod, site, UINT32_MAX);
   for (unsigned guard = 0; cs->n && guard < (1u << 20); guard++) {
     struct frame *top = &cs->fr[cs->n - 1];
     if (top->kind == FR_KNOWN) {
@@ -508,7 +512,7 @@ static inline int enters_indirect_target(struct ct_callstack *cs, const struct c
   if (top->kind != FR_UNKNOWN || caller->kind != FR_KNOWN ||
       (caller->f == f && caller->site == 0) || caller->f->site_elided[caller->site] != UINT32_MAX)
     return 0;
-  *top = (struct frame){f, m, mod, FR_KNOWN, site, UINT32_MAX, 0, 0, 0, 0, 0, 0};
+  *top = known_frame(f, m, mod, site, UINT32_MAX);
   return 1;
 }
 
@@ -530,7 +534,7 @@ static const struct ct_mfunc *cross_call(struct ct_callstack *cs, const struct c
   if (!g) return NULL;
   uint32_t cont = mb->succ[0].block;
   if (!dry) fr->cont = cont;
-  push(cs, (struct frame){g, fr->m, fr->mod, FR_KNOWN, 0, dry ? cont : UINT32_MAX, 0, 0, 0, 0, 0, 0});
+  push(cs, known_frame(g, fr->m, fr->mod, 0, dry ? cont : UINT32_MAX));
   return g;
 }
 
@@ -697,7 +701,7 @@ static int record_flow_fresh(struct ct_callstack *cs, const struct ct_rec *r,
   for (size_t i = 0; i < nc; i++) {
     struct ct_walk w;
     if (ct_walk_start(&w, cand[i], r->acc) != CT_WALK_BLOCK) continue;
-    push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX, 0, 0, 0, 0, 0, 0});
+    push(cs, known_frame(cand[i], m, mod, w.site, UINT32_MAX));
     cs->th->depth--; /* the frame is where the history starts, at the thread's depth */
     if (record_flow(cs, r, W, mod, gap)) return 1;
     cs->th->depth++;
@@ -714,7 +718,7 @@ static int flow_start_fits(struct ct_callstack *cs, const struct ct_rec *r,
                            uint16_t mod) {
   struct ct_walk w;
   if (ct_walk_start(&w, c, r->acc) != CT_WALK_BLOCK || w.site != 0) return 0;
-  push(cs, (struct frame){c, m, mod, FR_KNOWN, 0, UINT32_MAX, 0, 0, 0, 0, 0, 0});
+  push(cs, known_frame(c, m, mod, 0, UINT32_MAX));
   int fits = flow_fits(cs, w, W, c->site_bits);
   pop(cs);
   return fits;
@@ -1066,7 +1070,7 @@ const struct ct_mfunc *ct_callstack_flow_pending(struct ct_callstack *cs, const 
   size_t nc = carried_starts(m, f, &cand);
   for (size_t i = 0; i < nc; i++) {
     if (ct_walk_start(&w, cand[i], acc) != CT_WALK_BLOCK) continue;
-    push(cs, (struct frame){cand[i], m, mod, FR_KNOWN, w.site, UINT32_MAX, 0, 0, 0, 0, 0, 0});
+    push(cs, known_frame(cand[i], m, mod, w.site, UINT32_MAX));
     cs->th->depth--;
     if (pending_walk(cs, w, 1) == f) return pending_walk(cs, w, 0);
     cs->th->depth++;

@@ -21,8 +21,9 @@
  *    deferred calls take their callees' items off the top of the stack, last call first.
  * A call to a function whose walk from its entry reaches a return without a bit never writes a
  * record (it is "silent"): it takes no item of its own, but the calls on that walk take theirs.
- * A call to code without records (uninstrumented, another module) takes the items of the
- * callbacks it made: those on top that are not the next expected callee. Where nothing
+ * A call to code without records takes the items of the callbacks it made (matched forwards:
+ * up to the next expected callee; backwards: functions no direct call names), a call through
+ * a pointer its target's; a tail call's callee joins its caller. Where nothing
  * matches, the record is kept as a new item without callees: the model resynchronises on it.
  * At the end the stack's items go out bottom first.
  *
@@ -86,7 +87,7 @@ struct po {
   size_t *next;
   int commit;
   size_t mismatches;
-  uint8_t *callback; /* per record: the entry of a callback from code without records */
+  uint8_t *callback; /* per record: a callback's entry (1), an indirect call target's (2) */
   int lost;          /* the history starts after lost records (the ring wrapped) */
   size_t lost_calls; /* match_back gave up on this many first calls (their records lost) */
   uint32_t *lost_out; /* per record: its first deferred calls whose callees' records are lost */
@@ -242,6 +243,26 @@ static int silent(const struct ct_mfunc *g, uint16_t mod, struct slots *calls) {
 static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, size_t end,
                      const struct ct_mfunc *expect, int depth, struct list *out);
 
+/* The callee of the first of s[from..k) that calls a known function, else `otherwise`: the
+ * item that ends a run of callbacks. */
+static const struct ct_mfunc *next_callee(struct po *p, const struct slot *s, size_t from, size_t k,
+                                          const struct ct_mfunc *otherwise) {
+  for (size_t j = from; j < k; j++) {
+    const struct ct_mfunc *g = callee(p, &s[j]);
+    if (g) return g;
+  }
+  return otherwise;
+}
+
+/* The callee of the last of s[0..k) that calls a known function, or NULL. */
+static const struct ct_mfunc *prev_callee(struct po *p, const struct slot *s, size_t k) {
+  for (size_t j = k; j-- > 0;) {
+    const struct ct_mfunc *g = callee(p, &s[j]);
+    if (g) return g;
+  }
+  return NULL;
+}
+
 /* The calls an item still makes before it returns: the call it waits in, then its branch-free
  * way to a return. 0 if it cannot return without writing a record. */
 static int closing_slots(const struct item *it, struct slots *out) {
@@ -281,25 +302,19 @@ static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, 
       int quiet = cached(p, &s[i])->quiet;
       if (quiet == 2) silent(g, callee_mod(p, &s[i], g), &calls);
       int ok = 1;
-      if (quiet) {
-        const struct ct_mfunc *next = NULL;
-        for (size_t j = i + 1; j < k && !next; j++) next = callee(p, &s[j]);
-        ok = match_fwd(p, calls.v, calls.n, cur, end, next ? next : expect, depth + 1, out);
-      }
+      if (quiet)
+        ok = match_fwd(p, calls.v, calls.n, cur, end, next_callee(p, s, i + 1, k, expect),
+                       depth + 1, out);
       free(calls.v);
       if (!ok) return 0;
       if (quiet) continue;
       if (*cur >= end || p->st[*cur].f != g) return 0;
       size_t j = (*cur)++;
-      const struct ct_mfunc *next = NULL;
-      for (size_t l = i + 1; l < k && !next; l++) next = callee(p, &s[l]);
-      if (!close_item(p, j, cur, end, next ? next : expect, depth, out)) return 0;
+      if (!close_item(p, j, cur, end, next_callee(p, s, i + 1, k, expect), depth, out)) return 0;
       continue;
     }
     /* code without records: its callbacks, up to the next call's callee */
-    const struct ct_mfunc *next = NULL;
-    for (size_t j = i + 1; j < k && !next; j++) next = callee(p, &s[j]);
-    if (!next) next = expect;
+    const struct ct_mfunc *next = next_callee(p, s, i + 1, k, expect);
     while (*cur < end && p->st[*cur].f != next &&
            (p->st[*cur].state == IT_DONE || p->st[*cur].state == IT_TAIL)) {
       size_t j = (*cur)++;
@@ -351,8 +366,7 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
     /* Code without records: its callbacks are on top, but so may be the earlier callees of
      * the caller's caller; it takes those of functions no direct call names (a comparator
      * handed to qsort), up to the earlier call's callee. */
-    const struct ct_mfunc *prev = NULL;
-    for (size_t j = i; j-- > 0 && !prev;) prev = callee(p, &s[j]);
+    const struct ct_mfunc *prev = prev_callee(p, s, i);
     while (*top > lo && p->st[*top - 1].state == IT_DONE && p->st[*top - 1].f != prev &&
            !directly_called(p, p->st[*top - 1].f)) {
       if (p->commit && p->st[*top - 1].own != NONE)
@@ -364,26 +378,27 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
   return 1;
 }
 
+/* Room for one more item on the stack. */
+static int reserve(struct po *p) {
+  if (p->n < p->cap) return 0;
+  size_t cap = p->cap ? p->cap * 2 : 256;
+  struct item *ns = realloc(p->st, cap * sizeof *ns);
+  if (!ns) return -1;
+  p->st = ns;
+  p->cap = cap;
+  return 0;
+}
+
 static int push(struct po *p, struct item it) {
   if (it.state == IT_TAIL) { /* a tail call to a function that never writes nor calls, or to
                                 code without records (pthread_mutex_lock): done */
     struct slot ts = {it.f, it.wait, it.mod};
-    const struct ct_mfunc *g = callee(p, &ts);
-    struct slots calls = {0};
-    if ((!g && it.wait->callee) ||
-        (g && silent(g, callee_mod(p, &ts, g), &calls) && calls.n == 0)) {
+    if (it.wait->callee && (!callee(p, &ts) || cached(p, &ts)->quiet == 1)) {
       it.state = IT_DONE;
       it.wait = NULL;
     }
-    free(calls.v);
   }
-  if (p->n == p->cap) {
-    size_t cap = p->cap ? p->cap * 2 : 256;
-    struct item *ns = realloc(p->st, cap * sizeof *ns);
-    if (!ns) return -1;
-    p->st = ns;
-    p->cap = cap;
-  }
+  if (reserve(p) != 0) return -1;
   p->st[p->n++] = it;
   /* A direct tail call's callee returned: the caller's invocation ends with it (iteratively:
    * is_even and is_odd tail-calling each other 20,000 deep). A call through a pointer's is not
@@ -458,8 +473,7 @@ static int continue_item(struct po *p, size_t j, size_t r, uint32_t start,
     p->commit = commit;
     size_t cur = j + 1;
     struct list before = EMPTY, after = EMPTY;
-    const struct ct_mfunc *first = NULL;
-    for (size_t i = 0; i < calls->n && !first; i++) first = callee(p, &calls->v[i]);
+    const struct ct_mfunc *first = next_callee(p, calls->v, 0, calls->n, NULL);
     if (!match_fwd(p, pre->v, pre->n, &cur, p->n, first, 0, &before) ||
         !match_fwd(p, calls->v, calls->n, &cur, p->n, NULL, 0, &after) || cur != p->n)
       return 0;
@@ -582,12 +596,7 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
       it.wait = NULL;
       /* the items it took go; it sits where they began, the rest above it */
       size_t at = j != NONE ? j : *anchor, rest = p->n - c;
-      if (p->n == p->cap) {
-        struct item *ns = realloc(p->st, (p->cap * 2 + 1) * sizeof *ns);
-        if (!ns) return -1;
-        p->st = ns;
-        p->cap = p->cap * 2 + 1;
-      }
+      if (reserve(p) != 0) return -1;
       memmove(&p->st[at + 1], &p->st[c], rest * sizeof *p->st);
       p->st[at] = it;
       p->n = at + 1 + rest;
