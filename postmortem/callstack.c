@@ -60,6 +60,16 @@ static inline struct frame known_frame(const struct ct_mfunc *f, struct ct_modul
 
 #define CT_CS_MAX_FRAMES (1u << 16)
 
+/* Where a frame's walk stopped at a deferred call: the walk itself, or (summarised: windowed
+ * decoding took the record from step_window.c's summaries) the record and the segment that
+ * ended there, from whose summary the next segment is looked up. */
+struct susp {
+  struct ct_walk w;
+  uint64_t fn, acc;
+  uint32_t seg;
+  uint8_t summarised;
+};
+
 #define CALLEE_CACHE_BITS 12
 struct callee_slot {
   const struct ct_mblock *block; /* NULL: empty */
@@ -70,7 +80,7 @@ struct ct_callstack {
   struct ct_timeline *t;
   struct ct_tl_thread *th;
   struct frame *fr;
-  struct ct_walk *susp; /* per frame: its walk suspended at a deferred call (frame.suspended) */
+  struct susp *susp; /* per frame: its walk suspended at a deferred call (frame.suspended) */
   size_t n, cap;
   struct frame *save; /* a copy of fr while a record's start is tried (record_flow_entered) */
   size_t save_cap;
@@ -130,7 +140,7 @@ static void push(struct ct_callstack *cs, struct frame f) {
     } else {
       size_t cap = cs->cap ? cs->cap * 2 : 64;
       struct frame *nf = realloc(cs->fr, cap * sizeof *nf);
-      struct ct_walk *nw = nf && cs->susp ? realloc(cs->susp, cap * sizeof *nw) : NULL;
+      struct susp *nw = nf && cs->susp ? realloc(cs->susp, cap * sizeof *nw) : NULL;
       if (nf) cs->fr = nf;
       if (nw) cs->susp = nw;
       if (!nf || (cs->susp && !nw)) { /* out of memory: the model restarts from this frame */
@@ -310,16 +320,35 @@ static int advance(struct ct_callstack *cs);
  * frame is pushed above it (its records come next: postorder.c put them after the caller's),
  * and the walk goes on when that frame returns (resume_suspended). */
 
-/* Suspends the innermost frame's walk w at its deferred call (w->block) and pushes the callee. */
-static void suspend(struct ct_callstack *cs, const struct ct_walk *w) {
+/* Suspends the innermost frame at its deferred call, block b (sp: how its walk goes on), and
+ * pushes the callee. */
+static void suspend_at(struct ct_callstack *cs, uint32_t b, const struct susp *sp) {
   if (!cs->susp && !(cs->susp = malloc(cs->cap * sizeof *cs->susp))) {
     cs->fr[cs->n - 1].kind = FR_UNKNOWN; /* out of memory: where it went is not known */
     return;
   }
   struct frame *top = &cs->fr[cs->n - 1];
-  cs->susp[cs->n - 1] = *w;
+  cs->susp[cs->n - 1] = *sp;
   top->suspended = 1;
-  push(cs, *callee_frame(cs, top, &top->f->blocks[w->block]));
+  push(cs, *callee_frame(cs, top, &top->f->blocks[b]));
+}
+
+/* Suspends the innermost frame's walk w at its deferred call (w->block). */
+static void suspend(struct ct_callstack *cs, const struct ct_walk *w) {
+  struct susp sp = {.w = *w};
+  suspend_at(cs, w->block, &sp);
+}
+
+/* The innermost frame, of s->f, has made summary s's steps: applies its end, a deferred call
+ * (suspended there, the next segment to come from the summaries too) or the record's end. */
+static inline void summary_end(struct ct_callstack *cs, const struct ct_sw_summary *s) {
+  if (!cs->n || cs->fr[cs->n - 1].f != s->f) return;
+  if (s->defer) {
+    struct susp sp = {.fn = s->fn, .acc = s->acc, .seg = s->seg, .summarised = 1};
+    suspend_at(cs, s->last_block, &sp);
+  } else {
+    finish(cs, s->last_block, s->end);
+  }
 }
 
 /* Walks the innermost frame's record on from w (at status st) to its end, emitting its steps:
@@ -370,8 +399,36 @@ static void resume_suspended(struct ct_callstack *cs) {
     if (!top->suspended || top->frozen) return;
     top->suspended = 0;
     if (top->kind != FR_KNOWN) continue;
-    struct ct_walk w = cs->susp[cs->n - 1];
-    int st = ct_walk_after_defer(&w, top->partial);
+    const struct susp *sp = &cs->susp[cs->n - 1];
+    struct ct_walk w;
+    int st;
+    if (sp->summarised) {
+      uint64_t fn = sp->fn, acc = sp->acc;
+      uint32_t seg = sp->seg + 1;
+      struct ct_sw_summary *s = cs->sw ? ct_sw_slot(cs->sw, fn, acc, seg) : NULL;
+      if (s && (ct_sw_hit(s, fn, acc, seg) || ct_sw_summarise(s, fn, top->f, acc, seg))) {
+        struct ct_sw_at at = {top->mod, (uint32_t)(cs->th->depth + CT_DEPTH_BIAS), cs->time,
+                              &cs->gap};
+        ct_sw_count(cs->sw, s, &at);
+        summary_end(cs, s);
+        continue;
+      }
+      /* the window has ended (the crash's unfinished paths go on in full), or a segment that
+       * does not walk: walked as full decoding walks it (and warns) */
+      st = ct_walk_start(&w, top->f, acc);
+      for (uint32_t k = 0; k < seg && (st == CT_WALK_BLOCK || st == CT_WALK_DEFER); k++) {
+        while (st == CT_WALK_BLOCK) st = ct_walk_next(&w, 0);
+        if (st == CT_WALK_DEFER && k + 1 < seg) st = ct_walk_after_defer(&w, 0);
+      }
+      if (st != CT_WALK_DEFER) {
+        cs->th->bad_records++;
+        top->kind = FR_UNKNOWN;
+        continue;
+      }
+    } else {
+      w = sp->w;
+    }
+    st = ct_walk_after_defer(&w, top->partial);
     if (st == CT_WALK_END) finish(cs, w.block, w.end); /* the continuation's check fired */
     else walk_on(cs, &w, top->mod, UINT32_MAX, st);
   }
@@ -818,6 +875,47 @@ static inline int may_start_elsewhere(const struct ct_callstack *cs, const struc
   return (f->flags & CT_FN_FLOW_ANY) || may_flow(cs, f);
 }
 
+/* record_summarised for a function with deferred calls: its first segment counted, the walk
+ * suspended at the deferred call that ends it (the rest from the summaries as the callees
+ * return) or ended. Records whose first deferred calls' callees were lost, and frames read from
+ * the stack, are walked instead. */
+static __attribute__((noinline)) int record_summarised_defers(struct ct_callstack *cs,
+                                                              const struct ct_sw_summary *s,
+                                                              const struct ct_rec *r,
+                                                              struct ct_module *m, uint16_t mod,
+                                                              int gap) {
+  if (cs->po_lost) return 0;
+  const struct ct_mfunc *f = s->f;
+  uint32_t site = s->site;
+  int empty = s->empty;
+  cs->th->records++;
+  cs->time = r->time_ns;
+  cs->gap |= gap;
+  if (!cs->n || !is_next_record(&cs->fr[cs->n - 1], f, site, empty))
+    if (!enters_indirect_target(cs, f, m, mod, site)) locate(cs, f, m, mod, site, empty);
+  struct frame *top = cs->n ? &cs->fr[cs->n - 1] : NULL;
+  if (!top || top->f != f || top->kind != FR_KNOWN || top->partial) {
+    struct ct_walk w; /* as record_walked goes on after locating */
+    int st = ct_walk_start(&w, f, r->acc);
+    if (top && top->f == f) top->lost = 0;
+    walk_on(cs, &w, mod, w.site, st);
+    resume_suspended(cs);
+    return 1;
+  }
+  top->lost = 0;
+  /* locate may have resumed walks that evicted s from the cache */
+  if (!ct_sw_hit(s, r->fn, r->acc, 0)) {
+    struct ct_sw_summary *again = ct_sw_slot(cs->sw, r->fn, r->acc, 0);
+    if (!ct_sw_summarise(again, r->fn, f, r->acc, 0)) return 1; /* it did walk before */
+    s = again;
+  }
+  struct ct_sw_at at = {mod, (uint32_t)(cs->th->depth + CT_DEPTH_BIAS), cs->time, &cs->gap};
+  ct_sw_count(cs->sw, s, &at);
+  summary_end(cs, s);
+  if (cs->n && cs->fr[cs->n - 1].suspended) resume_suspended(cs);
+  return 1;
+}
+
 /* Windowed decoding of a record that decodes cleanly, from its summary (step_window.c: most
  * records are repeats, found in the cache without a function lookup or a walk). Returns 0 for
  * a record the caller must walk (and warn about) itself. */
@@ -825,13 +923,13 @@ static inline __attribute__((always_inline)) int record_summarised(struct ct_cal
                                                                    const struct ct_rec *r,
                                                                    struct ct_module *m,
                                                                    uint16_t mod, int gap) {
-  struct ct_sw_summary *s = ct_sw_slot(cs->sw, r->fn, r->acc);
-  if (s->fn != r->fn || s->acc != r->acc || !s->fn) {
+  struct ct_sw_summary *s = ct_sw_slot(cs->sw, r->fn, r->acc, 0);
+  if (!ct_sw_hit(s, r->fn, r->acc, 0)) {
     const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
-    if (!f || !ct_sw_summarise(s, r->fn, f, r->acc)) return 0;
+    if (!f || !ct_sw_summarise(s, r->fn, f, r->acc, 0)) return 0;
   }
-  if (may_start_elsewhere(cs, s->f) || (s->f->flags & CT_FN_DEFERS))
-    return 0; /* walked as full decoding walks it (a deferred call suspends the walk) */
+  if (may_start_elsewhere(cs, s->f)) return 0; /* walked as full decoding walks it */
+  if (s->f->flags & CT_FN_DEFERS) return record_summarised_defers(cs, s, r, m, mod, gap);
   cs->th->records++;
   cs->time = r->time_ns;
   cs->gap |= gap;
@@ -953,7 +1051,7 @@ static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p) {
 }
 
 void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_rec *recs,
-                          const size_t *order, const uint8_t *callback, const uint32_t *lost,
+                          const uint32_t *order, const uint8_t *callback, const uint32_t *lost,
                           size_t n) {
   const int summaries = cs->sw && !cs->t->keep_blocks;
   for (size_t i = 0; i < n; i++) {

@@ -45,7 +45,7 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
  * lost calls) and of the elided records before each. */
 struct ct_po_rec;
 void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_rec *recs,
-                          const size_t *order, const uint8_t *callback, const uint32_t *lost,
+                          const uint32_t *order, const uint8_t *callback, const uint32_t *lost,
                           size_t n);
 
 /* The crashed frame's unfinished record starts at `site` of f: appends the steps of the

@@ -38,14 +38,14 @@
 
 #include "crashtrail/abi.h"
 
-#define NONE SIZE_MAX
+#define NONE UINT32_MAX /* record indices are 32-bit: ct_postorder refuses more records */
 #define RET UINT32_MAX /* chain_slots' target: the function's return */
 #define MAX_DEPTH 32   /* silent callees inside silent callees */
 
 enum { IT_DONE, IT_OPEN, IT_TAIL, IT_FROZEN /* on the stack at the dump, in a deferred call */ };
 
 struct list {
-  size_t head, tail;
+  uint32_t head, tail;
 };
 
 struct item {
@@ -55,7 +55,7 @@ struct item {
   uint32_t site;                /* IT_OPEN: where its next record starts */
   const struct ct_mblock *wait; /* IT_OPEN after a non-deferred call, IT_TAIL: that call */
   struct list recs;
-  size_t own; /* its own first record (NONE: none yet) */
+  uint32_t own; /* its own first record (NONE: none yet) */
 };
 
 /* A call an invocation made: block mb of f (in module mod). */
@@ -65,9 +65,12 @@ struct slot {
   uint16_t mod;
 };
 
+/* A list of calls; the first few in `local` (most lists are short, and they are made millions
+ * of times): never copied, freed with slots_free. */
 struct slots {
   struct slot *v;
   size_t n, cap;
+  struct slot local[8];
 };
 
 #define CACHE_BITS 12
@@ -77,14 +80,31 @@ struct po_cache { /* direct-mapped, by calling block: a call is met millions of 
   int8_t quiet; /* silent(g) with no calls of its own: 1; silent with calls: 2; not: 0 */
 };
 
+/* A record's walk (walk_record's results), by (module, function address, accumulator):
+ * loops write the same records over and over. Its deferred calls are `ncalls` blocks from
+ * `calls` in po.walk_calls. */
+#define WALK_CACHE_BITS 14
+struct walk_cache {
+  uint64_t fn, acc; /* the key; fn 0: empty */
+  const struct ct_mfunc *f;
+  uint16_t mod;
+  uint8_t ok, state;
+  uint32_t start, site;
+  const struct ct_mblock *wait;
+  uint32_t calls, ncalls;
+};
+
 struct po {
   struct ct_modset *mods;
   struct po_cache *cache;
+  struct walk_cache *walks;
+  const struct ct_mblock **walk_calls; /* the cached walks' deferred calls, appended */
+  size_t nwalk_calls, walk_calls_cap;
   const char **called; /* open-addressing set of the names direct calls name, any module */
   size_t called_cap;
   struct item *st;
   size_t n, cap;
-  size_t *next;
+  uint32_t *next;
   int commit;
   size_t mismatches;
   uint8_t *callback; /* per record: a callback's entry (1), an indirect call target's (2) */
@@ -96,14 +116,25 @@ struct po {
 static int slots_add(struct slots *s, const struct ct_mfunc *f, const struct ct_mblock *mb,
                      uint16_t mod) {
   if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 16;
-    struct slot *nv = realloc(s->v, cap * sizeof *nv);
-    if (!nv) return -1;
-    s->v = nv;
-    s->cap = cap;
+    if (!s->cap) {
+      s->v = s->local;
+      s->cap = sizeof s->local / sizeof s->local[0];
+    } else {
+      size_t cap = s->cap * 2;
+      struct slot *nv = s->v == s->local ? malloc(cap * sizeof *nv)
+                                         : realloc(s->v, cap * sizeof *nv);
+      if (!nv) return -1;
+      if (s->v == s->local) memcpy(nv, s->local, sizeof s->local);
+      s->v = nv;
+      s->cap = cap;
+    }
   }
   s->v[s->n++] = (struct slot){f, mb, mod};
   return 0;
+}
+
+static void slots_free(struct slots *s) {
+  if (s->v != s->local) free(s->v);
 }
 
 static void append(struct po *p, struct list *l, struct list m) {
@@ -172,9 +203,9 @@ static struct po_cache *cached(struct po *p, const struct slot *s) {
     c->g = resolve(p, s);
     c->quiet = 0;
     if (c->g) {
-      struct slots calls = {0};
+      struct slots calls = {.cap = 0};
       if (silent(c->g, callee_mod(p, s, c->g), &calls)) c->quiet = calls.n ? 2 : 1;
-      free(calls.v);
+      slots_free(&calls);
     }
   }
   return c;
@@ -278,10 +309,10 @@ static int close_item(struct po *p, size_t j, size_t *cur, size_t end, const str
                       int depth, struct list *out) {
   struct item *it = &p->st[j];
   if (it->state != IT_DONE) {
-    struct slots cs = {0};
+    struct slots cs = {.cap = 0};
     int ok = closing_slots(it, &cs) &&
              match_fwd(p, cs.v, cs.n, cur, end, expect, depth + 1, &it->recs);
-    free(cs.v);
+    slots_free(&cs);
     if (!ok) return 0;
   }
   append(p, out, it->recs);
@@ -298,14 +329,14 @@ static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, 
   for (size_t i = 0; i < k; i++) {
     const struct ct_mfunc *g = callee(p, &s[i]);
     if (g) {
-      struct slots calls = {0};
+      struct slots calls = {.cap = 0};
       int quiet = cached(p, &s[i])->quiet;
       if (quiet == 2) silent(g, callee_mod(p, &s[i], g), &calls);
       int ok = 1;
       if (quiet)
         ok = match_fwd(p, calls.v, calls.n, cur, end, next_callee(p, s, i + 1, k, expect),
                        depth + 1, out);
-      free(calls.v);
+      slots_free(&calls);
       if (!ok) return 0;
       if (quiet) continue;
       if (*cur >= end || p->st[*cur].f != g) return 0;
@@ -348,12 +379,12 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
   for (size_t i = k; i-- > 0;) {
     const struct ct_mfunc *g = callee(p, &s[i]);
     if (g) {
-      struct slots calls = {0};
+      struct slots calls = {.cap = 0};
       int quiet = cached(p, &s[i])->quiet;
       if (quiet == 2) silent(g, callee_mod(p, &s[i], g), &calls);
       int ok = quiet ? match_back(p, calls.v, calls.n, lo, top, depth + 1, out)
                      : take_back(p, g, lo, top, depth, out);
-      free(calls.v);
+      slots_free(&calls);
       /* With the history's start lost, a call whose callee is not there ran before it: so did
        * the calls before it. */
       if (!ok && p->lost && depth == 0) {
@@ -376,6 +407,44 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
     }
   }
   return 1;
+}
+
+/* The common case of match_fwd and match_back, decided without a dry run: every slot calls a
+ * function that writes records, whose item is the next one (forwards: from cur; backwards:
+ * below top), returned; or (forwards) calls code without records that made no callback. The
+ * new position, or NONE_POS if that is not so. */
+#define NONE_POS SIZE_MAX
+static size_t simple_fwd(struct po *p, const struct slot *s, size_t k, size_t cur,
+                         const struct ct_mfunc *expect) {
+  for (size_t i = 0; i < k; i++) {
+    const struct ct_mfunc *g = callee(p, &s[i]);
+    if (!g) { /* match_fwd would take the callbacks on top up to the next callee: none */
+      if (cur < p->n && p->st[cur].f != next_callee(p, s, i + 1, k, expect) &&
+          (p->st[cur].state == IT_DONE || p->st[cur].state == IT_TAIL))
+        return NONE_POS;
+      continue;
+    }
+    if (cached(p, &s[i])->quiet || cur >= p->n || p->st[cur].f != g ||
+        p->st[cur].state != IT_DONE)
+      return NONE_POS;
+    cur++;
+  }
+  return cur;
+}
+
+static size_t simple_back(struct po *p, const struct slot *s, size_t k, size_t top) {
+  for (size_t i = k; i-- > 0; top--) {
+    const struct ct_mfunc *g = callee(p, &s[i]);
+    if (!g || cached(p, &s[i])->quiet || top == 0 || p->st[top - 1].f != g ||
+        p->st[top - 1].state != IT_DONE)
+      return NONE_POS;
+  }
+  return top;
+}
+
+/* Appends the records of items [from, to) to l, in order. */
+static void append_items(struct po *p, struct list *l, size_t from, size_t to) {
+  for (size_t i = from; i < to; i++) append(p, l, p->st[i].recs);
 }
 
 /* Room for one more item on the stack. */
@@ -460,6 +529,54 @@ static int walk_record(const struct ct_mfunc *f, uint16_t mod, uint64_t acc, uin
   return 0;
 }
 
+/* Record rec (of module mod) walked as walk_record walks it, through the walk cache: its
+ * function (NULL if unknown) and *ok whether it walks; the rest as walk_record's. */
+static const struct ct_mfunc *record_walk(struct po *p, const struct ct_po_rec *rec, int *ok,
+                                          uint32_t *start, struct slots *calls, uint8_t *state,
+                                          uint32_t *site, const struct ct_mblock **wait) {
+  uint64_t fn = rec->rec.fn, acc = rec->rec.acc;
+  uint64_t h = ((fn >> 4) ^ acc ^ ((uint64_t)rec->mod << 48)) * 0x9E3779B97F4A7C15ull;
+  struct walk_cache *c = &p->walks[h >> (64 - WALK_CACHE_BITS)];
+  if (c->fn != fn || c->acc != acc || c->mod != rec->mod) {
+    struct ct_module *m = &p->mods->mods[rec->mod];
+    const struct ct_mfunc *f = m->meta ? ct_meta_find(m->meta, fn - m->bias) : NULL;
+    calls->n = 0;
+    uint8_t st = IT_DONE;
+    uint32_t at = 0, next = 0;
+    const struct ct_mblock *w = NULL;
+    int walks = f && walk_record(f, rec->mod, acc, &at, calls, &st, &next, &w);
+    /* the calls kept for the cache; when they outgrow it, the cache starts again */
+    if (p->nwalk_calls + calls->n > p->walk_calls_cap) {
+      memset(p->walks, 0, sizeof *p->walks << WALK_CACHE_BITS);
+      p->nwalk_calls = 0;
+      if (calls->n > p->walk_calls_cap) {
+        size_t cap = calls->n < 65536 ? 65536 : calls->n;
+        const struct ct_mblock **nv = realloc(p->walk_calls, cap * sizeof *nv);
+        if (!nv) { /* not cached */
+          *ok = walks;
+          *start = at, *state = st, *site = next, *wait = w;
+          return f;
+        }
+        p->walk_calls = nv;
+        p->walk_calls_cap = cap;
+      }
+    }
+    *c = (struct walk_cache){fn, acc, f, rec->mod, (uint8_t)walks, st, at, next, w,
+                             (uint32_t)p->nwalk_calls, (uint32_t)calls->n};
+    for (size_t i = 0; i < calls->n; i++) p->walk_calls[p->nwalk_calls++] = calls->v[i].mb;
+  } else {
+    calls->n = 0;
+    for (uint32_t i = 0; i < c->ncalls; i++)
+      if (slots_add(calls, c->f, p->walk_calls[c->calls + i], c->mod) != 0) {
+        *ok = 0;
+        return c->f;
+      }
+  }
+  *ok = c->ok;
+  *start = c->start, *state = c->state, *site = c->site, *wait = c->wait;
+  return c->f;
+}
+
 /* Record r continues item j (open, of its function): the calls before it (the call j waits in,
  * the elided flushes' calls from j's site to `start`) and its own deferred calls take the items
  * above j, forwards. Tried dry, then committed. */
@@ -469,6 +586,17 @@ static int continue_item(struct po *p, size_t j, size_t r, uint32_t start,
   pre->n = 0;
   if (it->wait && slots_add(pre, it->f, it->wait, it->mod) != 0) return 0;
   if (!chain_slots(it->f, it->mod, it->site, start, pre)) return 0;
+  size_t mid = simple_fwd(p, pre->v, pre->n, j + 1, next_callee(p, calls->v, 0, calls->n, NULL));
+  if (mid != NONE_POS && simple_fwd(p, calls->v, calls->n, mid, NULL) == p->n) {
+    /* most records: nothing to match, or returned callees in call order on top */
+    p->commit = 1;
+    append_items(p, &it->recs, j + 1, mid);
+    p->next[r] = NONE;
+    append(p, &it->recs, (struct list){(uint32_t)r, (uint32_t)r});
+    append_items(p, &it->recs, mid, p->n);
+    p->n = j + 1;
+    return 1;
+  }
   for (int commit = 0; commit < 2; commit++) {
     p->commit = commit;
     size_t cur = j + 1;
@@ -480,7 +608,7 @@ static int continue_item(struct po *p, size_t j, size_t r, uint32_t start,
     if (commit) {
       append(p, &it->recs, before);
       p->next[r] = NONE;
-      append(p, &it->recs, (struct list){r, r});
+      append(p, &it->recs, (struct list){(uint32_t)r, (uint32_t)r});
       append(p, &it->recs, after);
       p->n = j + 1;
     }
@@ -495,6 +623,19 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
                     struct item *it) {
   pre->n = 0;
   if (start != 0 && !chain_slots(f, mod, 0, start, pre)) pre->n = 0; /* inside f */
+  size_t mid = simple_back(p, calls->v, calls->n, p->n);
+  size_t low = mid != NONE_POS ? simple_back(p, pre->v, pre->n, mid) : NONE_POS;
+  if (low != NONE_POS) { /* most records: nothing to match, or returned callees on top */
+    p->commit = 1;
+    p->lost_out[r] = 0;
+    it->recs = EMPTY;
+    append_items(p, &it->recs, low, mid);
+    p->next[r] = NONE;
+    append(p, &it->recs, (struct list){(uint32_t)r, (uint32_t)r});
+    append_items(p, &it->recs, mid, p->n);
+    p->n = low;
+    return 1;
+  }
   for (int commit = 0; commit < 2; commit++) {
     p->commit = commit;
     size_t top = p->n, lost;
@@ -508,7 +649,7 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
       it->recs = EMPTY;
       append(p, &it->recs, before);
       p->next[r] = NONE;
-      append(p, &it->recs, (struct list){r, r});
+      append(p, &it->recs, (struct list){(uint32_t)r, (uint32_t)r});
       append(p, &it->recs, after);
       p->n = top;
     }
@@ -565,12 +706,12 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
     struct slot ss = {f, stop, recs[r].mod};
     if (!recs[r].innermost && stop->callee && cached(p, &ss)->quiet == 2) {
       const struct ct_mfunc *g = callee(p, &ss);
-      struct slots more = {0};
+      struct slots more = {.cap = 0};
       silent(g, callee_mod(p, &ss, g), &more);
       size_t keep = more.n && more.v[more.n - 1].mb->nsucc == 0 &&
                             (more.v[more.n - 1].mb->term == CT_TERM_CALL) ? more.n - 1 : more.n;
       for (size_t i = 0; i < keep; i++) slots_add(calls, more.v[i].f, more.v[i].mb, more.v[i].mod);
-      free(more.v);
+      slots_free(&more);
     }
     size_t j = NONE;
     for (size_t k = p->n; k-- > *anchor && j == NONE;)
@@ -588,9 +729,10 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
       ok = ok && match_fwd(p, calls->v, calls->n, &c, p->n, NULL, 0, &after);
       if (!ok || !commit) continue;
       struct item it = j != NONE ? p->st[j]
-                                 : (struct item){f, recs[r].mod, IT_FROZEN, start, NULL, EMPTY, r};
+                                 : (struct item){f, recs[r].mod, IT_FROZEN, start, NULL, EMPTY,
+                                                 (uint32_t)r};
       append(p, &it.recs, before);
-      append(p, &it.recs, (struct list){r, r});
+      append(p, &it.recs, (struct list){(uint32_t)r, (uint32_t)r});
       append(p, &it.recs, after);
       it.state = IT_FROZEN;
       it.wait = NULL;
@@ -608,27 +750,28 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
 }
 
 int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n, size_t nframes,
-                 size_t *order, uint8_t *callback, uint32_t *lost, size_t *nout,
+                 uint32_t *order, uint8_t *callback, uint32_t *lost, size_t *nout,
                  size_t *mismatches) {
-  struct po p = {mods, NULL, NULL, 0, NULL, 0, 0, calloc(n ? n : 1, sizeof(size_t)), 1, 0,
-                 callback, 0, 0, lost};
+  if (n >= NONE) return -1;
+  struct po p = {.mods = mods, .next = calloc(n ? n : 1, sizeof(uint32_t)), .commit = 1,
+                 .callback = callback, .lost_out = lost};
   memset(callback, 0, n);
   memset(lost, 0, n * sizeof *lost);
   p.lost = n && recs[0].gap;
-  struct slots calls = {0}, pre = {0};
+  struct slots calls = {.cap = 0}, pre = {.cap = 0};
   int rc = -1;
   if (!p.next || !(p.cache = calloc(1u << CACHE_BITS, sizeof *p.cache)) ||
+      !(p.walks = calloc(1u << WALK_CACHE_BITS, sizeof *p.walks)) ||
       build_called(&p) != 0)
     goto out;
   for (size_t r = 0; r + nframes < n; r++) {
     p.next[r] = NONE;
-    struct ct_module *m = &mods->mods[recs[r].mod];
-    const struct ct_mfunc *f = m->meta ? ct_meta_find(m->meta, recs[r].rec.fn - m->bias) : NULL;
-    struct item it = {f, recs[r].mod, IT_DONE, 0, NULL, {r, r}, r};
+    struct item it = {NULL, recs[r].mod, IT_DONE, 0, NULL, {(uint32_t)r, (uint32_t)r}, (uint32_t)r};
     uint32_t start = 0;
-    calls.n = 0;
-    if (!f || !walk_record(f, recs[r].mod, recs[r].rec.acc, &start, &calls, &it.state, &it.site,
-                           &it.wait)) {
+    int walks = 0;
+    const struct ct_mfunc *f = it.f =
+        record_walk(&p, &recs[r], &walks, &start, &calls, &it.state, &it.site, &it.wait);
+    if (!walks) {
       p.mismatches++; /* the model reports it */
       p.commit = 1;
       if (push(&p, it) != 0) goto out;
@@ -644,20 +787,23 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n,
         const struct ct_mblock *wait = it.wait;
         if (continue_item(&p, j, r, start, &calls, &pre)) {
           o = &p.st[j];
-          o->state = state;
-          o->site = site;
-          o->wait = wait;
-          struct item done = *o;
           if (state == IT_DONE) { /* re-pushed: a tail call below may be waiting for it */
+            struct item done = *o;
+            done.state = state;
+            done.wait = wait;
             p.n--;
             p.commit = 1;
             if (push(&p, done) != 0) goto out;
+          } else {
+            o->state = state;
+            o->site = site;
+            o->wait = wait;
           }
           placed = 1;
         }
       }
     if (!placed) {
-      struct list rl = {r, r};
+      struct list rl = {(uint32_t)r, (uint32_t)r};
       if (!new_item(&p, f, recs[r].mod, r, start, &calls, &pre, &it)) {
         p.mismatches++;
         it.recs = rl;
@@ -689,7 +835,7 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n,
   p.commit = 1;
   size_t k = 0;
   for (size_t i = 0; i < p.n; i++)
-    for (size_t r = p.st[i].recs.head; r != NONE && k < n; r = p.next[r]) order[k++] = r;
+    for (uint32_t r = p.st[i].recs.head; r != NONE && k < n; r = p.next[r]) order[k++] = r;
   rc = 0;
   *nout = k;
   if (mismatches) *mismatches = p.mismatches;
@@ -698,7 +844,9 @@ out:
   free(p.next);
   free(p.called);
   free(p.cache);
-  free(calls.v);
-  free(pre.v);
+  free(p.walks);
+  free(p.walk_calls);
+  slots_free(&calls);
+  slots_free(&pre);
   return rc;
 }

@@ -33,9 +33,9 @@ struct ct_po_rec {
  * lost[0..n): per record, how many of its first deferred calls ran before the history's start
  * (their callees' records were overwritten: the model walks past them).
  * *mismatches: records that fit no invocation (kept where they were, for the model to
- * resynchronise on). Returns 0, or -1 when out of memory. */
+ * resynchronise on). Returns 0, or -1 when out of memory (or given 2^32 - 1 records or more). */
 int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n, size_t nframes,
-                 size_t *order, uint8_t *callback, uint32_t *lost, size_t *nout,
+                 uint32_t *order, uint8_t *callback, uint32_t *lost, size_t *nout,
                  size_t *mismatches);
 
 #endif

@@ -73,7 +73,7 @@ void ct_sw_free(struct ct_step_window *sw) {
 
 void ct_sw_blocks(struct ct_step_window *sw, const struct ct_mfunc *f, uint32_t site,
                   const uint32_t *blocks, size_t n, const struct ct_sw_at *at) {
-  struct ct_sw_pending p = {f, 0, at->depth, 0, at->mod, 0, CT_SW_PEND_BLOCK, at->time};
+  struct ct_sw_pending p = {f, 0, at->depth, 0, at->mod, 0, CT_SW_PEND_BLOCK, 0, at->time};
   uint8_t flags = (uint8_t)((site == 0 ? CT_STEP_ENTRY : 0) | (*at->gap ? CT_STEP_GAP : 0));
   if ((f->flags & CT_FN_NO_DEBUG) && site != UINT32_MAX) {
     /* its step's key is the function's name: no line has it */
@@ -101,14 +101,29 @@ void ct_sw_blocks(struct ct_step_window *sw, const struct ct_mfunc *f, uint32_t 
   }
 }
 
-int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc *f, uint64_t acc) {
+/* Starts walking record acc of f at its segment seg (after its seg-th deferred call): the
+ * walk's status there. */
+static int walk_to_segment(struct ct_walk *w, const struct ct_mfunc *f, uint64_t acc,
+                           uint32_t seg) {
+  int st = ct_walk_start(w, f, acc);
+  for (uint32_t k = 0; k < seg; k++) {
+    while (st == CT_WALK_BLOCK) st = ct_walk_next(w, 0);
+    if (st != CT_WALK_DEFER) return CT_WALK_BAD;
+    st = ct_walk_after_defer(w, 0);
+  }
+  return st;
+}
+
+int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc *f, uint64_t acc,
+                    uint32_t seg) {
   struct ct_walk w;
-  int st = ct_walk_start(&w, f, acc);
-  const void *tail = NULL;
   memset(s, 0, sizeof *s);
   if (f->flags & CT_FN_NO_DEBUG) return 0;
-  s->site = w.site;
+  int st = ct_walk_start(&w, f, acc);
+  s->site = seg ? UINT32_MAX : w.site;
   s->empty = w.nbits == 0;
+  if (seg) st = walk_to_segment(&w, f, acc, seg);
+  const void *tail = NULL;
   for (uint32_t k = 0; st == CT_WALK_BLOCK; k++, st = ct_walk_next(&w, 0)) {
     const struct ct_wblock *b = &f->wb[w.block];
     if (!b->first_key) continue;
@@ -120,12 +135,14 @@ int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc 
     s->loops += (b->info & CT_WB_LOOP) != 0;
     tail = b->last_key;
   }
-  if (st != CT_WALK_END) {
+  if (st != CT_WALK_END && st != CT_WALK_DEFER) {
     s->fn = 0;
     return 0;
   }
   s->fn = fn;
   s->acc = acc;
+  s->seg = seg;
+  s->defer = st == CT_WALK_DEFER;
   s->f = f;
   s->last_key = tail;
   s->last_block = w.block;
@@ -133,11 +150,13 @@ int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc 
   return 1;
 }
 
-/* The steps of a record counted whole: its blocks with lines, the flags to the first. */
+/* The steps of a record (its segment p->seg) counted whole: its blocks with lines, the flags to
+ * the first. */
 static void record_steps(struct ct_tl_thread *th, const struct ct_sw_pending *p) {
   struct ct_walk w;
   uint16_t flags = p->flags;
-  for (int st = ct_walk_start(&w, p->f, p->what); st == CT_WALK_BLOCK; st = ct_walk_next(&w, 0)) {
+  for (int st = walk_to_segment(&w, p->f, p->what, p->seg); st == CT_WALK_BLOCK;
+       st = ct_walk_next(&w, 0)) {
     const struct ct_mblock *b = &p->f->blocks[w.block];
     if (!b->nlines) continue;
     ct_add_block_steps(th, p->f, p->mod, b, flags, p->depth, p->time);

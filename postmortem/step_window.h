@@ -43,12 +43,17 @@ void ct_sw_blocks(struct ct_step_window *sw, const struct ct_mfunc *f, uint32_t 
                   const uint32_t *blocks, size_t n, const struct ct_sw_at *at);
 
 /* What a record decodes to, walked once: records repeat (a loop's iterations write the same
- * path), so summaries are kept by (runtime function address, accumulator). */
+ * path), so summaries are kept by (runtime function address, accumulator, segment). A record
+ * of a function with deferred calls is summarised in segments: segment k is its walk after
+ * its k-th deferred call, up to the next one (the model suspends the walk there while the
+ * callee runs) or to its end. */
 struct ct_sw_summary {
   uint64_t fn, acc;          /* the key; fn 0: an empty slot */
+  uint32_t seg;              /* and the segment */
+  uint8_t defer;             /* it ends at a deferred call (last_block), not at the end */
   const struct ct_mfunc *f;
-  uint32_t site;             /* where it starts */
-  int empty;                 /* it has no path bits */
+  uint32_t site;             /* where it starts (UINT32_MAX: a segment after a deferred call) */
+  int empty;                 /* the record has no path bits */
   uint32_t last_block, end;  /* ct_walk's block and end: where the next record starts */
   const void *first_key, *last_key; /* its first and last lines' merge keys; NULL: no lines */
   uint32_t steps;            /* the steps it makes on its own */
@@ -56,10 +61,11 @@ struct ct_sw_summary {
   int entry_ok;              /* its first block has lines (an entry record starts with a step) */
 };
 
-/* Fills slot s with record acc of f (runtime address fn). 0, leaving the slot empty, for a
- * record the caller must walk itself: one that does not fit the metadata, or of a function
- * without line tables. */
-int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc *f, uint64_t acc);
+/* Fills slot s with segment seg of record acc of f (runtime address fn). 0, leaving the slot
+ * empty, for a record the caller must walk itself: one that does not fit the metadata, or of a
+ * function without line tables. */
+int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc *f, uint64_t acc,
+                    uint32_t seg);
 
 /* The window's state is here, not in step_window.c, so that the two calls every record makes
  * (ct_sw_slot, ct_sw_count) inline into the decoder's loop: as calls they cost 8% of the
@@ -76,6 +82,7 @@ struct ct_sw_pending {
   uint16_t mod;
   uint8_t flags;   /* CT_STEP_ENTRY / CT_STEP_GAP of its first step */
   uint8_t kind;
+  uint32_t seg;    /* CT_SW_PEND_RECORD: the record's segment (ct_sw_summary) */
   uint64_t time;
 };
 
@@ -109,11 +116,17 @@ static inline void ct_sw_push(struct ct_step_window *sw, const struct ct_sw_pend
   if (q) *q = *p;
 }
 
-/* The cache slot of record (fn, acc): a hit if its key is theirs, else to be filled. */
+/* The cache slot of segment seg of record (fn, acc): a hit if its key is theirs, else to be
+ * filled. */
 static inline struct ct_sw_summary *ct_sw_slot(struct ct_step_window *sw, uint64_t fn,
-                                               uint64_t acc) {
-  uint64_t h = (fn >> 4 ^ acc) * 0x9E3779B97F4A7C15ull;
+                                               uint64_t acc, uint32_t seg) {
+  uint64_t h = (fn >> 4 ^ acc ^ (uint64_t)seg << 40) * 0x9E3779B97F4A7C15ull;
   return &sw->memo[h >> (64 - CT_SW_MEMO_BITS)];
+}
+
+static inline int ct_sw_hit(const struct ct_sw_summary *s, uint64_t fn, uint64_t acc,
+                            uint32_t seg) {
+  return s->fn == fn && s->acc == acc && s->seg == seg && fn;
 }
 
 /* Counts a summarised record. */
@@ -127,7 +140,7 @@ static inline void ct_sw_count(struct ct_step_window *sw, const struct ct_sw_sum
       ct_sw_take(sw, s->steps - (!flags && s->first_key == sw->tail), s->loops, at->depth);
   if (q)
     *q = (struct ct_sw_pending){s->f, s->acc, at->depth, 0, at->mod, flags, CT_SW_PEND_RECORD,
-                                at->time};
+                                s->seg, at->time};
   sw->tail = s->last_key;
   *at->gap = 0;
 }

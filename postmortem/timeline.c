@@ -95,18 +95,29 @@ struct po_buf {
 
 static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t from, size_t to,
                      uint16_t mod, int gap) {
-  for (size_t k = from; k < to; k++) {
-    struct ct_rec r;
-    if (!ct_ring_rec(sr, k, &r) || !r.fn) continue;
-    if (b->n == b->cap) {
-      size_t cap = b->cap ? b->cap * 2 : 4096;
-      struct ct_po_rec *nv = realloc(b->v, cap * sizeof *nv);
-      if (!nv) return -1;
-      b->v = nv;
-      b->cap = cap;
+  if (b->cap - b->n < to - from) { /* at most one record per slot */
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap - b->n < to - from) cap *= 2;
+    struct ct_po_rec *nv = realloc(b->v, cap * sizeof *nv);
+    if (!nv) return -1;
+    b->v = nv;
+    b->cap = cap;
+  }
+  /* chunk by chunk, as ct_callstack_chunk reads them: a division per chunk, not per slot */
+  for (size_t k = from; k < to;) {
+    size_t c = k / sr->slots, s = k % sr->slots;
+    size_t end = s + (to - k) < sr->fill[c] ? s + (to - k) : sr->fill[c];
+    const uint64_t *w = sr->live[c] + 2 * CT_CHUNK_HEADER_SLOTS;
+    for (; s < end; s++) {
+      if ((s & 3) == 0) __builtin_prefetch(&w[2 * s + 256]);
+      struct ct_rec r;
+      if (!ct_slot_rec(w[2 * s], w[2 * s + 1], sr->fn_base, sr->clock[c], sr->step[c], s, &r) ||
+          !r.fn)
+        continue;
+      b->v[b->n++] = (struct ct_po_rec){r, mod, (uint8_t)gap, 0, UINT32_MAX};
+      gap = 0;
     }
-    b->v[b->n++] = (struct ct_po_rec){r, mod, (uint8_t)gap, 0, UINT32_MAX};
-    gap = 0;
+    k += sr->slots - k % sr->slots;
   }
   return gap;
 }
@@ -126,7 +137,8 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
     nframes = ct_stack_deferred_frames(t, th, b->v + b->n, PO_MAX_FRAMES);
     b->n += nframes;
   }
-  size_t *order = malloc((b->n ? b->n : 1) * sizeof *order), mismatched = 0, nout = 0;
+  uint32_t *order = malloc((b->n ? b->n : 1) * sizeof *order);
+  size_t mismatched = 0, nout = 0;
   uint8_t *callback = malloc(b->n ? b->n : 1);
   uint32_t *lost = malloc((b->n ? b->n : 1) * sizeof *lost);
   if (!order || !callback || !lost ||
