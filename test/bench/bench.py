@@ -428,8 +428,8 @@ def build_all(ctx, roots):
     for wl, variant in jobs:
         objs = [os.path.join(ctx.out, "obj", variant, n + ".o") for n, _, _ in units_of(wl, roots)]
         link(ctx, variant, wl, objs, ctx.binary(variant, wl))
-        if variant == "ct-ring" and (ctx.cfg.get("dump") and wl == "sqlite" or
-                                     ctx.cfg.get("records_oracle")):
+        if (variant in ("ct-ring", "ct-defer") and ctx.cfg.get("dump") and wl == "sqlite" or
+                variant == "ct-ring" and ctx.cfg.get("records_oracle")):
             link(ctx, variant, wl, objs, ctx.binary(variant, wl) + "-dumphook",
                  [helper_obj(ctx, "ct_dump_hook.c")])
     log(f"build: {len(jobs)} binaries linked")
@@ -655,14 +655,19 @@ def decode(show, path, rss_tool, runs=5):
 
 
 def dump_and_decode(ctx):
-    """Dump time with 64 MB of rings, and decoding speed of the post-mortem on that dump."""
-    binary = ctx.binary("ct-ring", "sqlite") + "-dumphook"
+    """Dump time with 64 MB of rings, and decoding speed of the post-mortem on that dump (also
+    on the deferred-calls build's, whose records the post-mortem parses before decoding them,
+    when that variant is measured)."""
     show = os.path.join(ctx.ctb, "bin", "crashtrail")
     res = {}
-    for label, ring_kb, dumps in (("big", 65536, 5), ("small", 64, 1)):
+    runs = [("big", "ct-ring", 65536, 5), ("small", "ct-ring", 64, 1)]
+    if "ct-defer" in ctx.cfg["variants"]:
+        runs.append(("defer", "ct-defer", 65536, 5))
+    for label, variant, ring_kb, dumps in runs:
+        binary = ctx.binary(variant, "sqlite") + "-dumphook"
         clean_tmp(ctx)
-        env = run_env(ctx, "ct-ring", {"CRASHTRAIL_RING_KB": str(ring_kb),
-                                       "CT_BENCH_DUMPS": str(dumps)})
+        env = run_env(ctx, variant, {"CRASHTRAIL_RING_KB": str(ring_kb),
+                                     "CT_BENCH_DUMPS": str(dumps)})
         p = run([binary] + ctx.args_of("sqlite", "full"), env=env)
         ms = [float(x) for x in re.search(r"ct-bench-dump-ms:(.*)", p.stderr).group(1).split()]
         path = re.search(r"ct-bench-dump-path: (.*)", p.stderr).group(1).strip()
@@ -670,7 +675,7 @@ def dump_and_decode(ctx):
             raise RuntimeError(f"crashtrail_dump failed:\n{p.stderr[-2000:]}")
         dec = decode(show, path, os.path.join(ctx.out, "bin", "rss_exec"))
         res[label] = dict(ring_kb=ring_kb, dump_ms=ms, dump_bytes=os.path.getsize(path), **dec)
-        log(f"dump: rings {ring_kb} KB: dump {statistics.median(ms):.1f} ms median, "
+        log(f"dump: {variant}: rings {ring_kb} KB: dump {statistics.median(ms):.1f} ms median, "
             f"{res[label]['dump_bytes'] >> 20} MB, {dec['records']} records decoded in "
             f"{dec['decode_s']:.2f} s ({dec['decode_cpu_s']:.2f} s CPU)")
     clean_tmp(ctx)
@@ -878,6 +883,11 @@ def targets(res, summ, single, multi):
         rate = d["big"]["records"] / d["big"]["decode_cpu_s"]
         row("decoding >= 20 M records/s", f"{rate / 1e6:.3f} M/s", rate >= 20e6,
             "`crashtrail show` (every record decoded; best of 5), per CPU second")
+        if "defer" in d:
+            rate = d["defer"]["records"] / d["defer"]["decode_cpu_s"]
+            row("deferred calls (opt-in): decoding >= 20 M records/s", f"{rate / 1e6:.3f} M/s",
+                rate >= 20e6, "the same, on the deferred-calls build's dump (records parsed "
+                "into call order first)")
     return rows
 
 
@@ -1068,9 +1078,12 @@ def render(res):
     d = res.get("dump")
     if d:
         rows = []
-        for label in ("big", "small"):
+        for label in ("big", "small", "defer"):
+            if label not in d:
+                continue
             x = d[label]
-            rows.append([f"{x['ring_kb']} KB", f"{x['dump_bytes'] / 1048576:.1f} MB",
+            rows.append([f"{x['ring_kb']} KB" + (", deferred calls" if label == "defer" else ""),
+                         f"{x['dump_bytes'] / 1048576:.1f} MB",
                          f"{statistics.median(x['dump_ms']):.1f} ms "
                          f"({min(x['dump_ms']):.1f}-{max(x['dump_ms']):.1f})",
                          f"{x['records']:,}", f"{x['decode_s']:.2f} s",
@@ -1090,7 +1103,9 @@ def render(res):
               "made), the folded tail printed (records: the sum of the threads' record counts "
               "in its header; rate per CPU second, the best of 5 runs, median in brackets); "
               "and the full JSON export (every step made and written), streamed and "
-              "discarded.", "",
+              "discarded. With the deferred-calls variant measured, its build's dump too "
+              "(`-fplugin-arg-crashtrail-defer-calls=1`: records in post-order, parsed into "
+              "call order before the model takes them).", "",
               md_table(["rings", "dump file", "dump time", "records", "decode wall",
                         "decode CPU", "decoder RSS", "records/s", "JSON export"], rows), "",
               (f"Marginal decoding rate (big minus small dump, which removes the fixed cost of "
