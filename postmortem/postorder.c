@@ -683,6 +683,12 @@ static int walk_partial(const struct ct_mfunc *f, uint16_t mod, const struct ct_
   return 0;
 }
 
+/* The function of a record or frame, NULL if unknown. */
+static const struct ct_mfunc *frame_function(struct po *p, const struct ct_po_rec *v) {
+  struct ct_module *m = &p->mods->mods[v->mod];
+  return m->meta ? ct_meta_find(m->meta, v->rec.fn - m->bias) : NULL;
+}
+
 /* The frames on the crashed thread's stack that were suspended in deferred calls (recs[from..n),
  * outermost first): each takes, from `*anchor` on, its open item (or a new one) and the items
  * its deferred calls since its last record made, and stays there; the frames inside it come
@@ -691,8 +697,7 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
                         struct slots *calls, size_t *anchor) {
   for (size_t r = from; r < n; r++) {
     p->next[r] = NONE;
-    struct ct_module *m = &p->mods->mods[recs[r].mod];
-    const struct ct_mfunc *f = m->meta ? ct_meta_find(m->meta, recs[r].rec.fn - m->bias) : NULL;
+    const struct ct_mfunc *f = frame_function(p, &recs[r]);
     uint32_t start = 0;
     calls->n = 0;
     const struct ct_mblock *stop = NULL;
@@ -702,9 +707,11 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
     }
     /* The call it is in entered a function that writes no record and left the stack by a tail
      * call (check tail-calling inspect at -O2): the calls that function made before it, on
-     * its branch-free walk, are this frame's too. */
+     * its branch-free walk, are this frame's too. (Still on the stack, as at -O0, it is the
+     * next frame inwards, with its own unfinished path.) */
     struct slot ss = {f, stop, recs[r].mod};
-    if (!recs[r].innermost && stop->callee && cached(p, &ss)->quiet == 2) {
+    if (!recs[r].innermost && stop->callee && cached(p, &ss)->quiet == 2 &&
+        (r + 1 == n || frame_function(p, &recs[r + 1]) != callee(p, &ss))) {
       const struct ct_mfunc *g = callee(p, &ss);
       struct slots more = {.cap = 0};
       silent(g, callee_mod(p, &ss, g), &more);

@@ -659,11 +659,21 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     mark_crash_line(t, th, rf, f, 1); /* suspended in a call: nothing ran since the record */
     return;
   }
+  /* A frame inside a call (not the crashed one) that the line table names as a deferred call:
+   * reached with every bit read, the frame is in it (its callee has not returned). */
+  uint32_t in_call = UINT32_MAX;
+  struct ct_dwarf *dwf = !first && rf->mod ? ct_module_dwarf(rf->mod) : NULL;
+  if (dwf && (f->flags & CT_FN_BLOCK_DISC) && (f->flags & CT_FN_DEFERS))
+    in_call = (ct_dwarf_discriminator(dwf, rf->link) & ~CT_DISC_COLD) - 1;
   for (;;) {
     blocks[nb++] = w.block;
     if (w.used > 0 || nb == 1) determined = nb;
     if (nb == sizeof blocks / sizeof blocks[0]) break;
     st = ct_walk_next(&w, 1);
+    if (st == CT_WALK_DEFER && w.block == in_call && w.used == w.nbits) {
+      determined = nb; /* the call's block ran up to the call */
+      break;
+    }
     if (st == CT_WALK_DEFER) st = ct_walk_after_defer(&w, 1); /* its callee returned */
     if (st != CT_WALK_BLOCK) break;
   }
@@ -909,13 +919,29 @@ static void frame_line_from_path(struct ct_tl_thread *th, const struct raw_frame
 
 /* Where frame f's unfinished path acc stops for the decoder (postorder.c), as the number of
  * blocks its walk visits up to that deferred call: an outer frame (innermost 0) at the call it
- * is in, the first its walk reaches once every bit is read whose callee is `inner` (any, when
- * the frame inside it is not instrumented); the innermost instrumented frame at its last
- * deferred call before its last bit (pending_path walks the rest from there). 0 if none. */
+ * is in: block `call` when the line table names it (a call that is not deferred: none), else
+ * the first its walk reaches once every bit is read whose callee is `inner` (any, when the
+ * frame inside it is not instrumented); the innermost instrumented frame at its last deferred
+ * call before its last bit (pending_path walks the rest from there). 0 if none. */
 static uint32_t deferred_stop(const struct ct_mfunc *f, uint64_t acc,
-                              const struct ct_mfunc *inner, int innermost) {
+                              const struct ct_mfunc *inner, int innermost, uint32_t call) {
   struct ct_walk w;
   uint32_t stop = 0, blocks = 0, any = 0;
+  if (!innermost && call < f->nblocks) {
+    if (f->blocks[call].term != CT_TERM_DEFER) return 0; /* its record was written before it */
+    int st = ct_walk_start(&w, f, acc);
+    for (uint32_t guard = 0; guard < (1u << 24); guard++) {
+      if (st == CT_WALK_BLOCK) {
+        blocks++;
+        st = ct_walk_next(&w, 1);
+        continue;
+      }
+      if (st != CT_WALK_DEFER) break;
+      if (w.used == w.nbits && w.block == call) return blocks; /* a call without bits after */
+      st = ct_walk_after_defer(&w, 1);
+    }
+    blocks = 0; /* not reached as the line table says: by the callee, as without it */
+  }
   int st = ct_walk_start(&w, f, acc);
   for (uint32_t guard = 0; guard < (1u << 24); guard++) {
     if (st == CT_WALK_BLOCK) {
@@ -967,7 +993,11 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
       inner = f;
       continue;
     }
-    uint32_t stop = deferred_stop(f, acc, inner, innermost);
+    /* the call it is in, from the line table's block discriminators */
+    uint32_t call = UINT32_MAX;
+    if (!innermost && dw && (f->flags & CT_FN_BLOCK_DISC))
+      call = (ct_dwarf_discriminator(dw, rf->link) & ~CT_DISC_COLD) - 1;
+    uint32_t stop = deferred_stop(f, acc, inner, innermost, call);
     if (stop) {
       uint64_t time = th->nsteps ? th->steps[th->nsteps - 1].time_ns : t->dump->process.monotonic_ns;
       out[k++] = (struct ct_po_rec){{f->addr + rf->mod->bias, acc, time},

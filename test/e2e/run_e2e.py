@@ -44,7 +44,8 @@ from window_check import check_windows  # noqa: E402
 def parse_header(path):
     text = open(path).read()
     spec = {}
-    for key in ("signal", "exit", "expect-O0", "expect-O2", "expect-O0@19", "expect-O2@19", "stack", "stack-O0", "stack-O2",
+    for key in ("signal", "exit", "expect-O0", "expect-O2", "expect-O0@19", "expect-O2@19",
+                "expect-O0@defer", "expect-O2@defer", "stack", "stack-O0", "stack-O2",
                 "stack-contains", "crashed-thread", "library", "own-files-only", "crash-function",
                 "inlined-crash", "strip", "other-thread", "locals", "locals-O0", "locals-O2",
                 "warning", "scanned", "frame-line", "plain-library", "pass-option"):
@@ -90,6 +91,8 @@ def build(args, src, out, opt, instrumented, work):
         flags.append("-gline-tables-only")
     if instrumented and "pass-option" in spec:
         flags += ["-mllvm", spec["pass-option"]]
+    if instrumented and args.defer:
+        flags += ["-fplugin-arg-crashtrail-defer-calls=1"]
     link = []
     if "library" in spec:
         lib = spec["library"]
@@ -112,8 +115,10 @@ def fail(msg):
     sys.exit(1)
 
 
-def check_steps(spec, opt, steps, marks, lib_module, exe_module, llvm):
+def check_steps(spec, opt, steps, marks, lib_module, exe_module, llvm, defer=False):
     key = "expect-%s@%d" % (opt, llvm)
+    if defer and "expect-%s@defer" % opt in spec:
+        key = "expect-%s@defer" % opt  # what the deferred-calls build records differently
     tokens = spec[key if key in spec else "expect-" + opt].split()
     want_names = [t.split("*")[0] for t in tokens]
     want_repeat = {i: int(t.split("*")[1]) for i, t in enumerate(tokens) if "*" in t}
@@ -253,6 +258,9 @@ def main():
     ap.add_argument("--opt", choices=["O0", "O2"], required=True)
     ap.add_argument("--strip", choices=["debuglink", "build-id"],
                     help="strip the binary as a release would, keeping a separate debug file")
+    ap.add_argument("--defer", action="store_true",
+                    help="build with deferred calls (-fplugin-arg-crashtrail-defer-calls=1); "
+                         "an expect-OPT@defer line, if any, replaces expect-OPT")
     args = ap.parse_args()
     spec = parse_header(args.program)
     if args.strip:
@@ -318,7 +326,8 @@ def main():
         if "crashed-thread" in spec and th["name"] != spec["crashed-thread"]:
             fail("crashed thread is %r, expected %r" % (th["name"], spec["crashed-thread"]))
         lib_module = "lib" + os.path.splitext(spec["library"])[0] + ".so" if "library" in spec else None
-        check_steps(spec, args.opt, th["steps"], marks, lib_module, os.path.basename(exe), llvm_major(args.clang))
+        check_steps(spec, args.opt, th["steps"], marks, lib_module, os.path.basename(exe), llvm_major(args.clang),
+                    args.defer)
         check_stack(spec, args.opt, th["stack"])
         check_frame_line(spec, th["stack"], marks)
         check_locals(spec, args.opt, th)

@@ -7,12 +7,15 @@
  * Known gap: main's call of sum (line m2) is not shown. Its flush is elided (no branch before
  * it) and sum wrote no record, so the decoder's call-stack model, meeting the handler's entry,
  * takes it for a callback from inside signal(), the uninstrumented call main made before, and
- * never advances main to the call.
+ * never advances main to the call. With deferred calls main's path to the call is in its
+ * accumulator, read from its frame, so m2 is there.
  *
  * crashtrail-e2e
  * signal: SIGABRT
  * expect-O0: m0 m1 s0 s1 s2 s3 s4 s1 s2 s3 s4 s1 s2 s3 s4 s1 s2 h1
  * expect-O2: m0 m1 s1 s2 s4 s2 s4 s2 s4 s2 h1
+ * expect-O0@defer: m0 m1 m2 s0 s1 s2 s3 s4 s1 s2 s3 s4 s1 s2 s3 s4 s1 s2 h1
+ * expect-O2@defer: m0 m1 m2 s1 s2 s4 s2 s4 s2 s4 s2 h1
  * stack: on_segv sum main
  * stack-contains: <signal handler called>
  * warning: a signal interrupted sum at .*handler_abort\.c:\d+ and a handler ran on top of it .*: its steps since its last record are shown before the handler's
