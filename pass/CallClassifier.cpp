@@ -77,8 +77,11 @@ bool isRecordingCall(const CallBase &CB, const TargetLibraryInfo &TLI) {
   if (CB.isInlineAsm()) return false; // cannot run instrumented code
   if (isa<IntrinsicInst>(CB)) {
     // Intrinsics lower to inline code or to libc primitives; the statepoint/patchpoint family
-    // (which do call) is not produced by C and C++ front ends.
-    return false;
+    // (which do call) is not produced by C and C++ front ends. A trap (llvm.trap,
+    // llvm.ubsantrap: __builtin_trap, -fsanitize-trap) is a crash: the path up to it is
+    // flushed first, as before a noreturn call, since at the trap the accumulator is dead
+    // and its location often gone.
+    return CB.doesNotReturn();
   }
   const Function *Callee = CB.getCalledFunction();
   if (!Callee) return true; // indirect: may reach anything
