@@ -391,6 +391,22 @@ static void walk_on(struct ct_callstack *cs, struct ct_walk *w, uint16_t mod, ui
   }
 }
 
+/* Frame i's walk where it was suspended, at its deferred call (w->block). 0 if it does not get
+ * there (a record that does not fit its metadata). */
+static int suspended_walk(const struct ct_callstack *cs, size_t i, struct ct_walk *w) {
+  const struct susp *sp = &cs->susp[i];
+  if (!sp->summarised) {
+    *w = sp->w;
+    return 1;
+  }
+  int st = ct_walk_start(w, cs->fr[i].f, sp->acc);
+  for (uint32_t k = 0; k <= sp->seg && (st == CT_WALK_BLOCK || st == CT_WALK_DEFER); k++) {
+    while (st == CT_WALK_BLOCK) st = ct_walk_next(w, 0);
+    if (st == CT_WALK_DEFER && k < sp->seg) st = ct_walk_after_defer(w, 0);
+  }
+  return st == CT_WALK_DEFER;
+}
+
 /* While the innermost frame is one whose walk was suspended at a deferred call (its callee
  * has returned): goes on with that walk. */
 static void resume_suspended(struct ct_callstack *cs) {
@@ -415,12 +431,7 @@ static void resume_suspended(struct ct_callstack *cs) {
       }
       /* the window has ended (the crash's unfinished paths go on in full), or a segment that
        * does not walk: walked as full decoding walks it (and warns) */
-      st = ct_walk_start(&w, top->f, acc);
-      for (uint32_t k = 0; k < seg && (st == CT_WALK_BLOCK || st == CT_WALK_DEFER); k++) {
-        while (st == CT_WALK_BLOCK) st = ct_walk_next(&w, 0);
-        if (st == CT_WALK_DEFER && k + 1 < seg) st = ct_walk_after_defer(&w, 0);
-      }
-      if (st != CT_WALK_DEFER) {
+      if (!suspended_walk(cs, cs->n - 1, &w)) {
         cs->th->bad_records++;
         top->kind = FR_UNKNOWN;
         continue;
@@ -438,6 +449,7 @@ static void resume_suspended(struct ct_callstack *cs) {
  * Returns 0 (and does nothing) if its next record is written instead. */
 static int advance(struct ct_callstack *cs) {
   struct frame *top = &cs->fr[cs->n - 1];
+  if (top->partial && top->frozen) return 0; /* a path read from the stack, at the call it is in */
   size_t n;
   uint32_t end;
   if (top->f->flags & CT_FN_DEFERS) { /* the branch-free path may pass deferred calls */
@@ -457,6 +469,38 @@ static int advance(struct ct_callstack *cs) {
   return 1;
 }
 
+/* reachable for a frame i suspended in a deferred call (records in ring order: at the crash):
+ * whether the rest of its walk, once that callee returns, can enter f at site: by a later
+ * deferred call of f, or the call through a pointer (its target) or of f that ends it (1); or
+ * whether it returns (2: the frames below it decide). Later deferred calls into code without
+ * records are passed: f, if no call after them enters it, is the callback of the one it is
+ * above (a comparator under qsort). */
+static int reachable_after_defer(struct ct_callstack *cs, size_t i, const struct ct_mfunc *f,
+                                 uint32_t site) {
+  struct ct_walk w;
+  const struct frame *fr = &cs->fr[i];
+  if (site != 0 || !cs->susp || !suspended_walk(cs, i, &w)) return 0;
+  int st = ct_walk_after_defer(&w, fr->partial);
+  for (uint32_t guard = 0; guard < (1u << 20); guard++) {
+    if (st == CT_WALK_BLOCK) {
+      st = ct_walk_next(&w, fr->partial);
+      continue;
+    }
+    const struct ct_mblock *mb = &fr->f->blocks[w.block];
+    if (st == CT_WALK_DEFER) {
+      const struct frame *g = callee_frame(cs, fr, mb);
+      if (g->kind == FR_KNOWN && g->f == f) return 1;
+      st = ct_walk_after_defer(&w, fr->partial);
+      continue;
+    }
+    if (st != CT_WALK_END || w.end != w.block) return 0;
+    if (mb->term == CT_TERM_RETURN || mb->term == CT_TERM_RESUME) return 2;
+    return (mb->term == CT_TERM_CALL || mb->term == CT_TERM_INVOKE) &&
+           (!mb->callee || callee_frame(cs, fr, mb)->f == f);
+  }
+  return 0;
+}
+
 /* Would the frames fr[0..k), advanced through elided flushes only, reach f at site? (Decides
  * whether an entry record after a call into code without records is a callback from it, or
  * a call its caller made after it returned.) Works on copies: the model is not changed. */
@@ -465,8 +509,16 @@ static int reachable(struct ct_callstack *cs, size_t k, const struct ct_mfunc *f
   size_t no = 0;
   for (unsigned steps = 0; steps < 1024; steps++) {
     if (no) cur = over[--no];
-    else if (k) cur = cs->fr[--k];
-    else return 0;
+    else if (k) {
+      cur = cs->fr[--k];
+      if (cur.kind == FR_KNOWN && cur.suspended) {
+        int r = reachable_after_defer(cs, k, f, site);
+        if (r != 2) return r;
+        continue; /* it returns: its caller goes on */
+      }
+    } else {
+      return 0;
+    }
     if (cur.kind != FR_KNOWN) continue; /* code without records: may have returned too */
     if (cur.f == f && cur.site == site) return 1;
     uint32_t end = cur.f->site_elided[cur.site];

@@ -742,7 +742,7 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
       append(p, &it.recs, (struct list){(uint32_t)r, (uint32_t)r});
       append(p, &it.recs, after);
       it.state = IT_FROZEN;
-      it.wait = NULL;
+      it.wait = recs[r].innermost ? NULL : stop; /* the call it is in (frozen_callbacks) */
       /* the items it took go; it sits where they began, the rest above it */
       size_t at = j != NONE ? j : *anchor, rest = p->n - c;
       if (reserve(p) != 0) return -1;
@@ -754,6 +754,21 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
     if (!ok) p->mismatches++;
   }
   return 0;
+}
+
+/* A frame on the stack that is in a call into code without records (qsort): the invocations
+ * above it, up to the next such frame, that no direct call names are that call's callbacks
+ * (the comparator's returned calls), as match_fwd would mark them had the call returned. */
+static void frozen_callbacks(struct po *p) {
+  for (size_t i = 0; i < p->n; i++) {
+    const struct item *fz = &p->st[i];
+    if (fz->state != IT_FROZEN || !fz->wait) continue;
+    struct slot s = {fz->f, fz->wait, fz->mod};
+    if (callee(p, &s)) continue; /* a call of a function with records: its own item */
+    for (size_t j = i + 1; j < p->n && p->st[j].state != IT_FROZEN; j++)
+      if (p->st[j].own != NONE && !directly_called(p, p->st[j].f))
+        p->callback[p->st[j].own] = fz->wait->callee ? 1 : 2;
+  }
 }
 
 int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n, size_t nframes,
@@ -821,6 +836,7 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n,
   }
   size_t anchor = 0;
   if (place_frames(&p, recs, n - nframes, n, &calls, &anchor) != 0) goto out;
+  frozen_callbacks(&p);
   /* The history's end: an open invocation whose last piece wrote nothing (an elided return,
    * or it is still running there) goes out before the items above it that its calls take. */
   for (size_t j = p.n; j-- > anchor;) {
