@@ -926,22 +926,9 @@ static void frame_line_from_path(struct ct_tl_thread *th, const struct raw_frame
 static uint32_t deferred_stop(const struct ct_mfunc *f, uint64_t acc,
                               const struct ct_mfunc *inner, int innermost, uint32_t call) {
   struct ct_walk w;
-  uint32_t stop = 0, blocks = 0, any = 0;
-  if (!innermost && call < f->nblocks) {
-    if (f->blocks[call].term != CT_TERM_DEFER) return 0; /* its record was written before it */
-    int st = ct_walk_start(&w, f, acc);
-    for (uint32_t guard = 0; guard < (1u << 24); guard++) {
-      if (st == CT_WALK_BLOCK) {
-        blocks++;
-        st = ct_walk_next(&w, 1);
-        continue;
-      }
-      if (st != CT_WALK_DEFER) break;
-      if (w.used == w.nbits && w.block == call) return blocks; /* a call without bits after */
-      st = ct_walk_after_defer(&w, 1);
-    }
-    blocks = 0; /* not reached as the line table says: by the callee, as without it */
-  }
+  uint32_t stop = 0, blocks = 0, any = 0, named = 0;
+  int by_line = !innermost && call < f->nblocks;
+  if (by_line && f->blocks[call].term != CT_TERM_DEFER) return 0; /* written before the call */
   int st = ct_walk_start(&w, f, acc);
   for (uint32_t guard = 0; guard < (1u << 24); guard++) {
     if (st == CT_WALK_BLOCK) {
@@ -954,13 +941,16 @@ static uint32_t deferred_stop(const struct ct_mfunc *f, uint64_t acc,
     if (innermost) {
       if (w.used < w.nbits) stop = blocks;
     } else if (w.used == w.nbits) {
-      if (!inner || (mb->callee && inner->name && !strcmp(mb->callee, inner->name)))
-        return blocks; /* by name: the callee may be in another module */
+      if (by_line && w.block == call) return blocks;
+      if (!named && (!inner || (mb->callee && inner->name && !strcmp(mb->callee, inner->name))))
+        named = blocks; /* by name: the callee may be in another module */
       if (!any) any = blocks; /* the callee may have tail-called the frame inside */
+      if (named && !by_line) break;
     }
     st = ct_walk_after_defer(&w, 1);
   }
-  return innermost ? stop : any;
+  /* without the line table's block (or not reached as it says): by the callee */
+  return innermost ? stop : named ? named : any;
 }
 
 size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
