@@ -720,9 +720,16 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
       for (size_t i = 0; i < keep; i++) slots_add(calls, more.v[i].f, more.v[i].mb, more.v[i].mod);
       slots_free(&more);
     }
+    /* its open item: waiting at its start, or reaching it through elided flushes (their calls
+     * in `chain`) */
     size_t j = NONE;
+    struct slots chain = {.cap = 0};
     for (size_t k = p->n; k-- > *anchor && j == NONE;)
-      if (p->st[k].f == f && p->st[k].state == IT_OPEN && p->st[k].site == start) j = k;
+      if (p->st[k].f == f && p->st[k].state == IT_OPEN &&
+          (p->st[k].site == start || (chain.n = 0, chain_slots(f, recs[r].mod, p->st[k].site,
+                                                                start, &chain))))
+        j = k;
+    if (j == NONE) chain.n = 0;
     size_t cur = j != NONE ? j + 1 : *anchor;
     int ok = 1;
     for (int commit = 0; commit < 2 && ok; commit++) {
@@ -733,7 +740,8 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
         struct slot w = {f, p->st[j].wait, recs[r].mod};
         ok = match_fwd(p, &w, 1, &c, p->n, NULL, 0, &before);
       }
-      ok = ok && match_fwd(p, calls->v, calls->n, &c, p->n, NULL, 0, &after);
+      ok = ok && match_fwd(p, chain.v, chain.n, &c, p->n, NULL, 0, &before) &&
+           match_fwd(p, calls->v, calls->n, &c, p->n, NULL, 0, &after);
       if (!ok || !commit) continue;
       struct item it = j != NONE ? p->st[j]
                                  : (struct item){f, recs[r].mod, IT_FROZEN, start, NULL, EMPTY,
@@ -745,12 +753,16 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
       it.wait = recs[r].innermost ? NULL : stop; /* the call it is in (frozen_callbacks) */
       /* the items it took go; it sits where they began, the rest above it */
       size_t at = j != NONE ? j : *anchor, rest = p->n - c;
-      if (reserve(p) != 0) return -1;
+      if (reserve(p) != 0) {
+        slots_free(&chain);
+        return -1;
+      }
       memmove(&p->st[at + 1], &p->st[c], rest * sizeof *p->st);
       p->st[at] = it;
       p->n = at + 1 + rest;
       *anchor = at + 1;
     }
+    slots_free(&chain);
     if (!ok) p->mismatches++;
   }
   return 0;
