@@ -399,11 +399,8 @@ static int suspended_walk(const struct ct_callstack *cs, size_t i, struct ct_wal
     *w = sp->w;
     return 1;
   }
-  int st = ct_walk_start(w, cs->fr[i].f, sp->acc);
-  for (uint32_t k = 0; k <= sp->seg && (st == CT_WALK_BLOCK || st == CT_WALK_DEFER); k++) {
-    while (st == CT_WALK_BLOCK) st = ct_walk_next(w, 0);
-    if (st == CT_WALK_DEFER && k < sp->seg) st = ct_walk_after_defer(w, 0);
-  }
+  int st = ct_walk_to_segment(w, cs->fr[i].f, sp->acc, sp->seg);
+  while (st == CT_WALK_BLOCK) st = ct_walk_next(w, 0);
   return st == CT_WALK_DEFER;
 }
 
@@ -449,7 +446,7 @@ static void resume_suspended(struct ct_callstack *cs) {
  * Returns 0 (and does nothing) if its next record is written instead. */
 static int advance(struct ct_callstack *cs) {
   struct frame *top = &cs->fr[cs->n - 1];
-  if (top->partial && top->frozen) return 0; /* a path read from the stack, at the call it is in */
+  if (top->frozen) return 0; /* a path read from the stack, at the call it is in */
   size_t n;
   uint32_t end;
   if (top->f->flags & CT_FN_DEFERS) { /* the branch-free path may pass deferred calls */

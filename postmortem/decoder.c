@@ -252,3 +252,13 @@ int ct_walk_read_code(struct ct_walk *w, const struct ct_mblock *b) {
   }
   return -1;
 }
+
+int ct_walk_to_segment(struct ct_walk *w, const struct ct_mfunc *f, uint64_t acc, uint32_t seg) {
+  int st = ct_walk_start(w, f, acc);
+  for (uint32_t k = 0; k < seg; k++) {
+    while (st == CT_WALK_BLOCK) st = ct_walk_next(w, 0);
+    if (st != CT_WALK_DEFER) return CT_WALK_BAD;
+    st = ct_walk_after_defer(w, 0);
+  }
+  return st;
+}

@@ -220,6 +220,11 @@ static inline int ct_walk_next(struct ct_walk *w, int partial) {
   return CT_WALK_BLOCK;
 }
 
+/* Starts walking record acc of f at its segment seg, the walk after its seg-th deferred call
+ * (a complete record: no bits missing): the walk's status there, CT_WALK_BAD if the record
+ * has fewer deferred calls. */
+int ct_walk_to_segment(struct ct_walk *w, const struct ct_mfunc *f, uint64_t acc, uint32_t seg);
+
 /* The walk goes on after the deferred call at w->block (CT_WALK_DEFER), at its continuation:
  * CT_WALK_BLOCK, or CT_WALK_END if the continuation's check point fires. */
 static inline int ct_walk_after_defer(struct ct_walk *w, int partial) {

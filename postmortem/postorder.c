@@ -529,6 +529,12 @@ static int walk_record(const struct ct_mfunc *f, uint16_t mod, uint64_t acc, uin
   return 0;
 }
 
+/* The function of a record or frame, NULL if unknown. */
+static const struct ct_mfunc *frame_function(struct po *p, const struct ct_po_rec *v) {
+  struct ct_module *m = &p->mods->mods[v->mod];
+  return m->meta ? ct_meta_find(m->meta, v->rec.fn - m->bias) : NULL;
+}
+
 /* Record rec (of module mod) walked as walk_record walks it, through the walk cache: its
  * function (NULL if unknown) and *ok whether it walks; the rest as walk_record's. */
 static const struct ct_mfunc *record_walk(struct po *p, const struct ct_po_rec *rec, int *ok,
@@ -538,8 +544,7 @@ static const struct ct_mfunc *record_walk(struct po *p, const struct ct_po_rec *
   uint64_t h = ((fn >> 4) ^ acc ^ ((uint64_t)rec->mod << 48)) * 0x9E3779B97F4A7C15ull;
   struct walk_cache *c = &p->walks[h >> (64 - WALK_CACHE_BITS)];
   if (c->fn != fn || c->acc != acc || c->mod != rec->mod) {
-    struct ct_module *m = &p->mods->mods[rec->mod];
-    const struct ct_mfunc *f = m->meta ? ct_meta_find(m->meta, fn - m->bias) : NULL;
+    const struct ct_mfunc *f = frame_function(p, rec);
     calls->n = 0;
     uint8_t st = IT_DONE;
     uint32_t at = 0, next = 0;
@@ -681,12 +686,6 @@ static int walk_partial(const struct ct_mfunc *f, uint16_t mod, const struct ct_
     st = ct_walk_after_defer(&w, 1);
   }
   return 0;
-}
-
-/* The function of a record or frame, NULL if unknown. */
-static const struct ct_mfunc *frame_function(struct po *p, const struct ct_po_rec *v) {
-  struct ct_module *m = &p->mods->mods[v->mod];
-  return m->meta ? ct_meta_find(m->meta, v->rec.fn - m->bias) : NULL;
 }
 
 /* The frames on the crashed thread's stack that were suspended in deferred calls (recs[from..n),

@@ -623,6 +623,14 @@ static int stopped_at_recorded_call(struct ct_callstack *cs, const struct raw_fr
   return ct_callstack_uncall(cs, f);
 }
 
+/* The block of f frame rf's pc is in, by the line table's block discriminator (for a caller
+ * frame: the call it is in); UINT32_MAX when the table does not say. */
+static uint32_t pc_block(const struct raw_frame *rf, const struct ct_mfunc *f) {
+  struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
+  if (!dw || !(f->flags & CT_FN_BLOCK_DISC)) return UINT32_MAX;
+  return (ct_dwarf_discriminator(dw, rf->link) & ~CT_DISC_COLD) - 1;
+}
+
 /* Walks the live accumulator of frame rf up to its crash line. `inner`: the frame of the
  * function rf is suspended in, NULL for the innermost frame; fn_start: the
  * function's link-time address. */
@@ -661,10 +669,7 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   }
   /* A frame inside a call (not the crashed one) that the line table names as a deferred call:
    * reached with every bit read, the frame is in it (its callee has not returned). */
-  uint32_t in_call = UINT32_MAX;
-  struct ct_dwarf *dwf = !first && rf->mod ? ct_module_dwarf(rf->mod) : NULL;
-  if (dwf && (f->flags & CT_FN_BLOCK_DISC) && (f->flags & CT_FN_DEFERS))
-    in_call = (ct_dwarf_discriminator(dwf, rf->link) & ~CT_DISC_COLD) - 1;
+  uint32_t in_call = !first && (f->flags & CT_FN_DEFERS) ? pc_block(rf, f) : UINT32_MAX;
   for (;;) {
     blocks[nb++] = w.block;
     if (w.used > 0 || nb == 1) determined = nb;
@@ -983,10 +988,7 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
       inner = f;
       continue;
     }
-    /* the call it is in, from the line table's block discriminators */
-    uint32_t call = UINT32_MAX;
-    if (!innermost && dw && (f->flags & CT_FN_BLOCK_DISC))
-      call = (ct_dwarf_discriminator(dw, rf->link) & ~CT_DISC_COLD) - 1;
+    uint32_t call = innermost ? UINT32_MAX : pc_block(rf, f); /* the call it is in */
     uint32_t stop = deferred_stop(f, acc, inner, innermost, call);
     if (stop) {
       uint64_t time = th->nsteps ? th->steps[th->nsteps - 1].time_ns : t->dump->process.monotonic_ns;

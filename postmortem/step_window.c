@@ -101,19 +101,6 @@ void ct_sw_blocks(struct ct_step_window *sw, const struct ct_mfunc *f, uint32_t 
   }
 }
 
-/* Starts walking record acc of f at its segment seg (after its seg-th deferred call): the
- * walk's status there. */
-static int walk_to_segment(struct ct_walk *w, const struct ct_mfunc *f, uint64_t acc,
-                           uint32_t seg) {
-  int st = ct_walk_start(w, f, acc);
-  for (uint32_t k = 0; k < seg; k++) {
-    while (st == CT_WALK_BLOCK) st = ct_walk_next(w, 0);
-    if (st != CT_WALK_DEFER) return CT_WALK_BAD;
-    st = ct_walk_after_defer(w, 0);
-  }
-  return st;
-}
-
 int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc *f, uint64_t acc,
                     uint32_t seg) {
   struct ct_walk w;
@@ -122,7 +109,7 @@ int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc 
   int st = ct_walk_start(&w, f, acc);
   s->site = seg ? UINT32_MAX : w.site;
   s->empty = w.nbits == 0;
-  if (seg) st = walk_to_segment(&w, f, acc, seg);
+  if (seg) st = ct_walk_to_segment(&w, f, acc, seg);
   const void *tail = NULL;
   for (uint32_t k = 0; st == CT_WALK_BLOCK; k++, st = ct_walk_next(&w, 0)) {
     const struct ct_wblock *b = &f->wb[w.block];
@@ -155,7 +142,7 @@ int ct_sw_summarise(struct ct_sw_summary *s, uint64_t fn, const struct ct_mfunc 
 static void record_steps(struct ct_tl_thread *th, const struct ct_sw_pending *p) {
   struct ct_walk w;
   uint16_t flags = p->flags;
-  for (int st = walk_to_segment(&w, p->f, p->what, p->seg); st == CT_WALK_BLOCK;
+  for (int st = ct_walk_to_segment(&w, p->f, p->what, p->seg); st == CT_WALK_BLOCK;
        st = ct_walk_next(&w, 0)) {
     const struct ct_mblock *b = &p->f->blocks[w.block];
     if (!b->nlines) continue;

@@ -93,8 +93,11 @@ struct po_buf {
   size_t n, cap;
 };
 
-static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t from, size_t to,
-                     uint16_t mod, int gap) {
+/* The records of slots [from, to) of chunk c, appended to b (ct_callstack_chunk's loop, kept
+ * for postorder.c instead of decoded). Returns the gap flag still pending, -1 when out of
+ * memory. */
+static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t c, size_t from,
+                     size_t to, uint16_t mod, int gap) {
   if (b->cap - b->n < to - from) { /* at most one record per slot */
     size_t cap = b->cap ? b->cap : 4096;
     while (cap - b->n < to - from) cap *= 2;
@@ -103,21 +106,15 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
     b->v = nv;
     b->cap = cap;
   }
-  /* chunk by chunk, as ct_callstack_chunk reads them: a division per chunk, not per slot */
-  for (size_t k = from; k < to;) {
-    size_t c = k / sr->slots, s = k % sr->slots;
-    size_t end = s + (to - k) < sr->fill[c] ? s + (to - k) : sr->fill[c];
-    const uint64_t *w = sr->live[c] + 2 * CT_CHUNK_HEADER_SLOTS;
-    for (; s < end; s++) {
-      if ((s & 3) == 0) __builtin_prefetch(&w[2 * s + 256]);
-      struct ct_rec r;
-      if (!ct_slot_rec(w[2 * s], w[2 * s + 1], sr->fn_base, sr->clock[c], sr->step[c], s, &r) ||
-          !r.fn)
-        continue;
-      b->v[b->n++] = (struct ct_po_rec){r, mod, (uint8_t)gap, 0, UINT32_MAX};
-      gap = 0;
-    }
-    k += sr->slots - k % sr->slots;
+  const uint64_t *w = sr->live[c] + 2 * CT_CHUNK_HEADER_SLOTS;
+  for (size_t s = from; s < to; s++) {
+    if ((s & 3) == 0) __builtin_prefetch(&w[2 * s + 256]);
+    struct ct_rec r;
+    if (!ct_slot_rec(w[2 * s], w[2 * s + 1], sr->fn_base, sr->clock[c], sr->step[c], s, &r) ||
+        !r.fn)
+      continue;
+    b->v[b->n++] = (struct ct_po_rec){r, mod, (uint8_t)gap, 0, UINT32_MAX};
+    gap = 0;
   }
   return gap;
 }
@@ -213,17 +210,14 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
     if (!m || !m->meta) continue;
     const struct ct_ring_records *sr = seg[s].rr;
     uint16_t mod = (uint16_t)(m - t->mods->mods);
-    if (defers) {
-      if ((gap = po_gather(&po, sr, seg[s].start, seg[s].start + seg[s].n, mod, gap)) < 0)
-        goto out;
-      if (seg[s].key != CT_NO_STAMP) last_stamp = seg[s].key;
-      continue;
-    }
-    /* Chunk by chunk (slots [from, to) of chunk c): a division per chunk, not per record. */
+    /* Chunk by chunk (slots [from, to) of chunk c): a division per chunk, not per record.
+     * With deferred calls the records are gathered for postorder.c, else decoded. */
     for (size_t k = seg[s].start, end = k + seg[s].n; k < end;) {
       size_t c = k / sr->slots, from = k % sr->slots;
       size_t to = from + (end - k) < sr->fill[c] ? from + (end - k) : sr->fill[c];
-      gap = ct_callstack_chunk(cs, sr, c, from, to, m, mod, gap);
+      gap = defers ? po_gather(&po, sr, c, from, to, mod, gap)
+                   : ct_callstack_chunk(cs, sr, c, from, to, m, mod, gap);
+      if (gap < 0) goto out;
       k += sr->slots - from;
     }
     if (seg[s].key != CT_NO_STAMP) last_stamp = seg[s].key;
