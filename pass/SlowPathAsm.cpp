@@ -16,23 +16,24 @@
 //     .pushsection .text.unlikely.ct.f  (in f's comdat group, if any)
 //   1:  leaq -128(%rsp), %rsp        the red zone: f may be a leaf
 //       pushq ACC
-//       callq __crashtrail_write_here   (stamped: __crashtrail_stamped_write_here)
-//       nopl (2b - .)(%rax)         two no-ops whose displacements are the offsets to labels
-//       nopl (3b - .)(%rax)         2 and 3 (so the fragment disassembles as code)
-//       leaq 136(%rsp), %rsp
-//       jmp 3b
-//     .popsection
+//       callq __crashtrail_write_here2  (stamped: __crashtrail_stamped_write_here2)
+//       movabsq $(2b - . | 3b - . << 32), %rax   never run: its immediate carries the offsets
+//     .popsection                                 to labels 2 and 3
 //
 // The fast path is the same seven instructions as before. The module's trampoline (one per
-// ELF module: hidden, in a comdat) finds label 2 and label 3 from the two no-ops at its
-// return address, reads the record id from the immediate before label 2, and calls the
-// runtime (CT_SYM_WRITE_SLOW, preserve_most), which writes the whole record, after a refill
-// or with a stamp; it returns past the no-ops. While it runs, its unwind information names
-// label 3 as its return address and f's stack pointer as its CFA, so unwinders (gdb, the
+// ELF module: hidden, in a comdat) finds labels 2 and 3 from the `movabs` at its return
+// address, reads the record id from the immediate before label 2, and calls the runtime
+// (CT_SYM_WRITE_SLOW, preserve_most), which writes the whole record, after a refill or with a
+// stamp; it then returns to label 3 itself (`ret $136` drops the accumulator and the red zone),
+// so the fragment is three instructions and ten bytes of data, 21 to 25 bytes in all (the
+// fragments were 38 to 43 bytes when they jumped back themselves: 178 KB of Lua's 692 KB of
+// text). Its return address is label 3 from its first instruction on, so unwinders (gdb, the
 // post-mortem's) step from the runtime into f at the flush's line, with f's registers (the
-// trampoline saves what it uses and what preserve_most does not keep, r11). Only the
-// fragment's own five instructions have no unwind information: the post-mortem recognises
-// them by these exact bytes (postmortem/flush_fragment.c), so change both together.
+// trampoline saves what it uses and what preserve_most does not keep, r11). The `movabs` keeps
+// the cold section disassembling as code. Only the fragment's own three instructions have no
+// unwind information: the post-mortem recognises them by these exact bytes
+// (postmortem/flush_fragment.c), so change both together, and rename the trampolines when their
+// contract changes (a link may hold objects of an older pass, whose fragments need theirs).
 //
 // What the asm statement tells the compiler: it writes the position (a memory output) and
 // clobbers the flags and the vector registers (the runtime is C; the old cold call clobbered
@@ -40,8 +41,9 @@
 // had. Only the flush's own block pays for the vector registers it must keep.
 // Invariants: the fragment is never entered but from its own flush (its section is f's
 // alone, and in f's comdat group, so --gc-sections and comdat folding drop it with f); the
-// trampoline preserves every general register; the record id's store is the instruction right
-// before label 2 and ends with its 32-bit immediate.
+// trampoline preserves every general register and returns to label 3 with f's stack pointer;
+// the record id's store is the instruction right before label 2 and ends with its 32-bit
+// immediate.
 //
 //===----------------------------------------------------------------------------------------===//
 #include "SlowPathAsm.h"
@@ -77,10 +79,11 @@ std::string coldFragmentSection(Function &F, const Options &O) {
 }
 
 // The module's trampoline Name, calling the runtime's Slow. On entry: [rsp] the fragment's
-// return address (its two no-ops, 7 bytes each, the offsets their displacements), [rsp+8] the
+// return address (its `movabs`, the offsets to labels 2 and 3 at +2 and +6), [rsp+8] the
 // accumulator, rsp+144 f's stack pointer (the CFA). It keeps every register (preserve_most
-// keeps all but r11: saved here) and returns past the no-ops; the unwinder is told that it
-// returns to label 3, which it writes over the accumulator's slot once read.
+// keeps all but r11: saved here), writes label 3 over its return address before anything can
+// stop it for long (the unwinder reads that slot: the fragment's address until then) and
+// returns there with `ret $136`, the accumulator and the red zone dropped.
 static std::string trampoline(StringRef Name, StringRef Slow) {
   std::string N = Name.str();
   std::string S;
@@ -92,17 +95,14 @@ static std::string trampoline(StringRef Name, StringRef Slow) {
   for (const char *R : {"rdi", "rsi", "rdx", "rcx", "r11", "rbp"})
     S += std::string("\tpushq %") + R + "\n\t.cfi_adjust_cfa_offset 8\n\t.cfi_offset %" + R +
          ", " + std::to_string(Off -= 8) + "\n";
-  S += "\tmovq 48(%rsp), %rdi\n"       // the fragment's two no-ops, carrying the offsets
-       "\tmovslq 3(%rdi), %rdx\n"
-       "\tleaq 3(%rdi,%rdx), %rdx\n"   // label 2
+  S += "\tmovq 48(%rsp), %rdi\n"       // the fragment's movabs, carrying the offsets
+       "\tmovslq 2(%rdi), %rdx\n"
+       "\tleaq 2(%rdi,%rdx), %rdx\n"   // label 2
        "\tmovslq -4(%rdx), %rdx\n"     // the record id, the immediate before it
-       "\tmovslq 10(%rdi), %rcx\n"
-       "\tleaq 10(%rdi,%rcx), %rcx\n"  // label 3, where the flush ends
-       "\tmovq 56(%rsp), %rsi\n"       // the accumulator
-       "\tmovq %rcx, 56(%rsp)\n"       // in its place, the return address unwinders see
-       "\t.cfi_offset %rip, -136\n"
-       "\tmovq %rsi, %rcx\n"
-       "\taddq $14, 48(%rsp)\n";       // the real return: past the no-ops
+       "\tmovslq 6(%rdi), %rcx\n"
+       "\tleaq 6(%rdi,%rcx), %rcx\n"   // label 3, where the flush ends
+       "\tmovq %rcx, 48(%rsp)\n"       // the return address, for unwinders and for ret
+       "\tmovq 56(%rsp), %rcx\n";      // the accumulator
   S += "\tmovq " CT_SYM_RING_POS "@gottpoff(%rip), %rdi\n\taddq %fs:0, %rdi\n";
   S += "\tleaq " CT_SYM_MODULE "(%rip), %rsi\n";
   S += "\tmovq %rsp, %rbp\n\t.cfi_def_cfa_register %rbp\n\tandq $-16, %rsp\n";
@@ -111,7 +111,7 @@ static std::string trampoline(StringRef Name, StringRef Slow) {
   for (const char *R : {"rbp", "r11", "rcx", "rdx", "rsi", "rdi"})
     S += std::string("\tpopq %") + R + "\n\t.cfi_adjust_cfa_offset -8\n\t.cfi_restore %" + R +
          "\n";
-  S += "\tretq\n\t.cfi_endproc\n\t.size " + N + ", .-" + N + "\n\t.popsection\n";
+  S += "\tretq $136\n\t.cfi_endproc\n\t.size " + N + ", .-" + N + "\n\t.popsection\n";
   return S;
 }
 
@@ -123,8 +123,8 @@ static void ensureTrampolines(RuntimeGlue &G) {
 }
 
 // The fragment at label 1 in Section (see the file comment): the accumulator (operand Acc)
-// pushed, the trampoline called, the two no-ops carrying the offsets to labels 2 and 3, back
-// to label 3. flush_fragment.c recognises these bytes.
+// pushed, the trampoline called, which returns to label 3; then the `movabs` whose immediate
+// is the offsets to labels 2 and 3. flush_fragment.c recognises these bytes.
 static std::string coldFragment(const std::string &Section, const std::string &Acc,
                                 const std::string &Trampoline) {
   return ".pushsection " + Section + "\n"
@@ -132,12 +132,9 @@ static std::string coldFragment(const std::string &Section, const std::string &A
          "leaq -128(%rsp), %rsp\n\t"
          "pushq " + Acc + "\n\t"
          "callq " + Trampoline + "\n\t"
-         ".byte 0x0f, 0x1f, 0x80\n\t"   // nopl OFFSET(%rax): the offsets decode as code
+         ".byte 0x48, 0xb8\n\t"   // movabsq $imm64, %rax: never run, the offsets decode as code
          ".long 2b - .\n\t"
-         ".byte 0x0f, 0x1f, 0x80\n\t"
          ".long 3b - .\n\t"
-         "leaq 136(%rsp), %rsp\n\t"
-         "jmp 3b\n\t"
          ".popsection";
 }
 

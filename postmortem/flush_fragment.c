@@ -2,7 +2,7 @@
  * flush_fragment.c - recognising a frame stopped in a flush's out-of-line fragment, and
  * putting it back in its function.
  *
- * A flush's slow path (pass/SlowPathAsm.cpp) runs five instructions in a cold section of the
+ * A flush's slow path (pass/SlowPathAsm.cpp) runs three instructions in a cold section of the
  * function's own, with no unwind information and, after linking, no symbol of its own (so
  * symbol tables name it after whatever precedes it: `_init` in a shared library whose cold
  * text follows .plt):
@@ -10,22 +10,29 @@
  *       start: leaq -128(%rsp), %rsp                   48 8d 64 24 80
  *       push:  pushq ACC                               50+r | 41 50+r | 6a ib | 68 id
  *       call:  callq trampoline                        e8 rel32
+ *       data:  movabsq $imm64, %rax (never run)        48 b8 rel32(label2) rel32(label3)
+ *
+ * The trampoline returns to label 3 itself. Older passes (their trampolines unnumbered) made
+ * fragments that came back by themselves, and are still recognised (their binaries and dumps
+ * stay readable):
+ *
+ *       start, push, call as above
  *       nop1:  nopl (label2 - .)(%rax)                 0f 1f 80 rel32
  *       nop2:  nopl (label3 - .)(%rax)                 0f 1f 80 rel32
  *       L:     leaq 136(%rsp), %rsp                    48 8d a4 24 88 00 00 00
  *       jmp:   jmp label3                              e9 rel32
  *
- * The trampoline returns past the no-ops. A thread a signal stops in the fragment (an
- * asynchronous kill lands there now and then: with two instrumented modules every stamped flush
- * runs its fragment) is, for the post-mortem, its function in the middle of the flush: before
- * the call returned the record is not written (the function at label 2, the fast path's first
- * data store, with its stack pointer), after it the record is written (label 3, the flush's
- * end). A return address at nop1 (the trampoline's own frame before its CFI names label 3)
- * becomes label 3, the return address its CFI names afterwards.
+ * A thread a signal stops in the fragment (an asynchronous kill lands there now and then: with
+ * two instrumented modules every stamped flush runs its fragment) is, for the post-mortem, its
+ * function in the middle of the flush: before the call returned the record is not written (the
+ * function at label 2, the fast path's first data store, with its stack pointer), after it the
+ * record is written (label 3, the flush's end). The trampoline's return address, the fragment's
+ * data (or nop1) until it writes label 3 there, becomes label 3.
  *
- * Recognition: for each instruction of the fragment the pc could be at, the fixed bytes around
- * L are checked, and label 3 as the jump's target must equal label 3 as the second no-op's
- * displacement: 28 fixed bytes and a cross-check, which ordinary code does not match by chance.
+ * Recognition: the fixed bytes of every instruction (the stack step, the push's opcode, the
+ * call, the data's opcode), and the labels the data names must lie after each other, close,
+ * outside the fragment (the older form: 28 fixed bytes, and label 3 as the jump's target must
+ * equal label 3 as the second no-op's displacement). Ordinary code does not match by chance.
  * Every general register but the stack pointer is the function's in the fragment.
  */
 #include <string.h>
@@ -66,8 +73,9 @@ static size_t push_length(const struct window *w, uint64_t a) {
   return p && p[0] == 0x41 && (p[1] & 0xf8) == 0x50 ? 2 : 0;
 }
 
-/* Whether a fragment's call, no-ops, stack restore and jump are around L; its labels if so. */
-static int fragment_tail(const struct window *w, uint64_t l, uint64_t *label2, uint64_t *label3) {
+/* Whether an older fragment's call, no-ops, stack restore and jump are around L; its labels if
+ * so. */
+static int v1_tail(const struct window *w, uint64_t l, uint64_t *label2, uint64_t *label3) {
   if (l < CALL_TO_L) return 0;
   const uint8_t *p = at(w, l - CALL_TO_L, CALL_TO_L + L_TO_JMP + JMP_LEN);
   if (!p) return 0;
@@ -84,38 +92,90 @@ static int fragment_tail(const struct window *w, uint64_t l, uint64_t *label2, u
   return 1;
 }
 
+/* Whether a fragment's call is at c (with its push and stack step before it, its data after
+ * it); its labels if so. */
+static int v2_call(const struct window *w, uint64_t c, uint64_t *label2, uint64_t *label3) {
+  enum { CALL_LEN = 5, DATA_LEN = 10, MAX_FAST = 64 /* label 2 to label 3: about 20 bytes */ };
+  const uint8_t *p = at(w, c, CALL_LEN + DATA_LEN);
+  if (!p || p[0] != 0xe8 || p[5] != 0x48 || p[6] != 0xb8) return 0;
+  uint64_t l2 = c + 7 + (uint64_t)(int64_t)rel32(p + 7);
+  uint64_t l3 = c + 11 + (uint64_t)(int64_t)rel32(p + 11);
+  if (l3 <= l2 || l3 - l2 > MAX_FAST || (l3 > c - 16 && l2 < c + CALL_LEN + DATA_LEN)) return 0;
+  static const size_t push_lens[] = {1, 2, 5};
+  for (size_t i = 0; i < 3; i++) {
+    size_t n = push_lens[i];
+    const uint8_t *d = c >= n + sizeof lea_down ? at(w, c - n - sizeof lea_down, sizeof lea_down)
+                                                 : NULL;
+    if (d && !memcmp(d, lea_down, sizeof lea_down) && push_length(w, c - n) == n) {
+      *label2 = l2, *label3 = l3;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The fragments of this pass's flushes (v2_call) and of older ones (v1_tail). */
+static int fragment_at(const struct window *w, uint64_t pc, int exact, uint64_t *fn_pc,
+                       uint64_t *sp_add) {
+  uint64_t l2, l3;
+  if (!exact) { /* the trampoline's return address: its data, before it writes label 3 there */
+    if (pc >= 5 && v2_call(w, pc - 5, &l2, &l3)) {
+      *fn_pc = l3, *sp_add = 0;
+      return 1;
+    }
+    return 0;
+  }
+  if (v2_call(w, pc, &l2, &l3)) {
+    *fn_pc = l2, *sp_add = 136; /* the accumulator pushed, not yet written */
+    return 1;
+  }
+  size_t push = push_length(w, pc);
+  if (push && v2_call(w, pc + push, &l2, &l3)) {
+    *fn_pc = l2, *sp_add = 128;
+    return 1;
+  }
+  const uint8_t *p = at(w, pc, sizeof lea_down);
+  push = p && !memcmp(p, lea_down, sizeof lea_down) ? push_length(w, pc + sizeof lea_down) : 0;
+  if (push && v2_call(w, pc + sizeof lea_down + push, &l2, &l3)) {
+    *fn_pc = l2, *sp_add = 0;
+    return 1;
+  }
+  return 0;
+}
+
 int ct_flush_fragment_at(const uint8_t *code, uint64_t code_addr, size_t len, uint64_t pc,
                          int exact, uint64_t *fn_pc, uint64_t *sp_add) {
   struct window w = {code, code_addr, len};
+  if (fragment_at(&w, pc, exact, fn_pc, sp_add)) return 1;
   uint64_t l2, l3;
   if (!exact) { /* a return address: the trampoline's, as pushed or as it rewrote it */
-    if (fragment_tail(&w, pc + NOP1_TO_L, &l2, &l3) || fragment_tail(&w, pc, &l2, &l3)) {
+    if (v1_tail(&w, pc + NOP1_TO_L, &l2, &l3) || v1_tail(&w, pc, &l2, &l3)) {
       *fn_pc = l3;
       *sp_add = 0;
       return 1;
     }
     return 0;
   }
-  if (pc >= L_TO_JMP && fragment_tail(&w, pc - L_TO_JMP, &l2, &l3)) {
+  if (pc >= L_TO_JMP && v1_tail(&w, pc - L_TO_JMP, &l2, &l3)) {
     *fn_pc = l3, *sp_add = 0; /* at the jump back: the stack restored */
     return 1;
   }
-  if (fragment_tail(&w, pc, &l2, &l3) || fragment_tail(&w, pc + NOP1_TO_L, &l2, &l3)) {
+  if (v1_tail(&w, pc, &l2, &l3) || v1_tail(&w, pc + NOP1_TO_L, &l2, &l3)) {
     *fn_pc = l3, *sp_add = 136; /* the record written; red zone and accumulator still below */
     return 1;
   }
-  if (fragment_tail(&w, pc + CALL_TO_L, &l2, &l3)) {
+  if (v1_tail(&w, pc + CALL_TO_L, &l2, &l3)) {
     *fn_pc = l2, *sp_add = 136;
     return 1;
   }
   size_t push = push_length(&w, pc);
-  if (push && fragment_tail(&w, pc + push + CALL_TO_L, &l2, &l3)) {
+  if (push && v1_tail(&w, pc + push + CALL_TO_L, &l2, &l3)) {
     *fn_pc = l2, *sp_add = 128;
     return 1;
   }
   const uint8_t *p = at(&w, pc, sizeof lea_down);
   push = p && !memcmp(p, lea_down, sizeof lea_down) ? push_length(&w, pc + sizeof lea_down) : 0;
-  if (push && fragment_tail(&w, pc + sizeof lea_down + push + CALL_TO_L, &l2, &l3)) {
+  if (push && v1_tail(&w, pc + sizeof lea_down + push + CALL_TO_L, &l2, &l3)) {
     *fn_pc = l2, *sp_add = 0;
     return 1;
   }

@@ -138,7 +138,8 @@ static int preserves_most(const struct raw_frame *rf) {
                                       CT_SYM_STAMP_WRAP,    CT_SYM_REFILL_HERE,
                                       CT_SYM_STAMPED_SLOW_HERE, CT_SYM_WRITE_SLOW,
                                       CT_SYM_STAMPED_WRITE_SLOW, CT_SYM_WRITE_HERE,
-                                      CT_SYM_STAMPED_WRITE_HERE};
+                                      CT_SYM_STAMPED_WRITE_HERE, CT_SYM_WRITE_HERE_V1,
+                                      CT_SYM_STAMPED_WRITE_HERE_V1};
   for (size_t i = 0; rf->mod && i < sizeof names / sizeof names[0]; i++)
     if (frame_named(rf, names[i])) return 1; /* the runtime calls them by hidden aliases too */
   return 0;
@@ -147,7 +148,7 @@ static int preserves_most(const struct raw_frame *rf) {
 /* A frame stopped in a flush's out-of-line fragment (which has no unwind information) is put
  * back in its function, mid-flush (flush_fragment.c): r's pc and stack pointer change. */
 static void leave_flush_fragment(struct ct_module *m, struct ct_regs *r, int exact) {
-  enum { BEFORE = 32, AFTER = 48 }; /* the fragment is 38 to 43 bytes */
+  enum { BEFORE = 32, AFTER = 48 }; /* a fragment is 21 to 25 bytes (an older pass's 38 to 43) */
   uint64_t link = r->r[16] - m->bias, fn_pc, sp_add;
   if (!m->elf || !(r->valid & (1u << CT_REG_SP))) return;
   for (uint64_t back = BEFORE;; back /= 2) { /* a window that fits in the section */

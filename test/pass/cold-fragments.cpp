@@ -44,9 +44,10 @@ int use_second() {
 // SEC: .text.unlikely.ct._Z12never_calledi
 // OUT: 675090000
 // NM-NOT: never_called
-// The fragments disassemble as code: the offsets are no-ops' displacements.
-// DIS: callq {{.*}}<__crashtrail_write_here>
-// DIS-NEXT: nopl
-// DIS-NEXT: nopl
-// DIS-NEXT: leaq {{136|0x88}}(%rsp), %rsp
-// DIS-NEXT: jmp
+// The fragments disassemble as code: the offsets are a `movabs` immediate, the next fragment
+// follows it.
+// DIS: leaq -{{128|0x80}}(%rsp), %rsp
+// DIS-NEXT: pushq
+// DIS-NEXT: callq {{.*}}<__crashtrail_write_here2>
+// DIS-NEXT: movabsq
+// DIS-NEXT: leaq -{{128|0x80}}(%rsp), %rsp

@@ -6,9 +6,9 @@
 // are the offsets to the end of the record id's store (its immediate, the last four bytes
 // before it, is the record's w0) and to the end of the flush, where the trampoline returns after the runtime has written the whole
 // record (after a refill, or with a stamp). A plain flush tests the ring position against
-// 16383 (a chunk boundary) and calls __crashtrail_write_here; a stamped one tests it against
+// 16383 (a chunk boundary) and calls __crashtrail_write_here2; a stamped one tests it against
 // its module's chunk mask (16383 with one instrumented module, 0 once stamping is on), so with
-// one module it costs no more than a plain one, and calls __crashtrail_stamped_write_here.
+// one module it costs no more than a plain one, and calls __crashtrail_stamped_write_here2.
 // The trampolines are defined once per ELF module (hidden, in a comdat), keep every general
 // register, and tell unwinders that they return to the flush's end with the frame's stack.
 // RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s
@@ -40,26 +40,26 @@ __attribute__((noinline)) int work(int x) {
 
 // The trampolines come first (module assembly), each reading the two offsets after its
 // return address and calling the runtime with the record's id and accumulator.
-// ASM-LABEL: __crashtrail_write_here:
+// ASM-LABEL: __crashtrail_write_here2:
 // ASM: .cfi_def_cfa_offset 144
 // ASM-NEXT: .cfi_offset %rip, -144
 // ASM: pushq %r11
 // ASM: movq 48(%rsp), %rdi
-// ASM-NEXT: movslq 3(%rdi), %rdx
+// ASM-NEXT: movslq 2(%rdi), %rdx
 // ASM: movslq -4(%rdx), %rdx
-// ASM: movq %rcx, 56(%rsp)
-// ASM-NEXT: .cfi_offset %rip, -136
-// ASM: addq $14, 48(%rsp)
+// ASM: movslq 6(%rdi), %rcx
+// ASM: movq %rcx, 48(%rsp)
+// ASM-NEXT: movq 56(%rsp), %rcx
 // ASM: andq $-16, %rsp
 // ASM-NEXT: callq *__crashtrail_write_slow@GOTPCREL(%rip)
 // ASM: popq %r11
-// ASM: retq
-// ASM-LABEL: __crashtrail_stamped_write_here:
+// ASM: retq $136
+// ASM-LABEL: __crashtrail_stamped_write_here2:
 // ASM: callq *__crashtrail_stamped_write_slow@GOTPCREL(%rip)
 
 // CHECK-LABEL: define{{.*}} i32 @work(
 // The stamped flush before the call through fp, its test against the module's mask ($6):
-// CHECK: call {{.*}} asm sideeffect "test ${0:k}, $6{{.*}}je 1f{{.*}}movq $$(${4:c} - ${5:c}), ($0)\0A2:{{.*}}movq $3, 8($0){{.*}}addq $$16, $0{{.*}}movq $0, $1\0A3:{{.*}}.pushsection .text.unlikely.ct.work,\22ax\22,@progbits\0A1:{{.*}}leaq -128(%rsp), %rsp{{.*}}pushq $3{{.*}}callq __crashtrail_stamped_write_here{{.*}}.byte 0x0f, 0x1f, 0x80\0A\09.long 2b - .{{.*}}.long 3b - .{{.*}}jmp 3b{{.*}}.popsection", "=r,=*m,0,re,i,i,*m,~{dirflag},~{fpsr},~{flags},~{xmm0}
+// CHECK: call {{.*}} asm sideeffect "test ${0:k}, $6{{.*}}je 1f{{.*}}movq $$(${4:c} - ${5:c}), ($0)\0A2:{{.*}}movq $3, 8($0){{.*}}addq $$16, $0{{.*}}movq $0, $1\0A3:{{.*}}.pushsection .text.unlikely.ct.work,\22ax\22,@progbits\0A1:{{.*}}leaq -128(%rsp), %rsp{{.*}}pushq $3{{.*}}callq __crashtrail_stamped_write_here2\0A\09.byte 0x48, 0xb8\0A\09.long 2b - .\0A\09.long 3b - .\0A\09.popsection", "=r,=*m,0,re,i,i,*m,~{dirflag},~{fpsr},~{flags},~{xmm0}
 // CHECK-SAME: @__crashtrail_ring_pos
 // CHECK-SAME: @__crashtrail_module, i32 0, i32 1)
 // CHECK-NOT: preserve_mostcc
@@ -84,27 +84,22 @@ __attribute__((noinline)) int work(int x) {
 // ASM-NEXT: [[COLD]]:
 // ASM-NEXT: leaq -128(%rsp), %rsp
 // ASM-NEXT: pushq
-// ASM-NEXT: callq __crashtrail_stamped_write_here
-// ASM-NEXT: .byte 15
-// ASM-NEXT: .byte 31
-// ASM-NEXT: .byte 128
+// ASM-NEXT: callq __crashtrail_stamped_write_here2
+// ASM-NEXT: .byte 72
+// ASM-NEXT: .byte 184
 // ASM-NEXT: [[D2:\.Ltmp[0-9]+]]:
 // ASM-NEXT: .long [[L2]]-[[D2]]
-// ASM-NEXT: .byte 15
-// ASM-NEXT: .byte 31
-// ASM-NEXT: .byte 128
 // ASM-NEXT: [[D3:\.Ltmp[0-9]+]]:
 // ASM-NEXT: .long [[L3]]-[[D3]]
-// ASM-NEXT: leaq 136(%rsp), %rsp
-// ASM-NEXT: jmp [[L3]]
+// ASM-NEXT: .text
 // ASM-NOT: __crashtrail_ring_refill
 // ASM: .cfi_endproc
 
-// PIC-LABEL: __crashtrail_write_here:
+// PIC-LABEL: __crashtrail_write_here2:
 // PIC: movq __crashtrail_ring_pos@GOTTPOFF(%rip), %rdi
 // PIC: callq *__crashtrail_write_slow@GOTPCREL(%rip)
 // PIC-LABEL: work:
-// PIC: callq __crashtrail_stamped_write_here
+// PIC: callq __crashtrail_stamped_write_here2
 
 // SEC: .text.work
 // SEC: .text.unlikely.ct.work PROGBITS

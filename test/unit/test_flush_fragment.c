@@ -1,12 +1,15 @@
 /*
  * test_flush_fragment.c - ct_flush_fragment_at (postmortem/flush_fragment.c): a frame stopped at
  * each instruction of a flush's out-of-line fragment is put back in its function, for each form
- * the fragment's push takes (a low register, r8-r15, an 8- and a 32-bit immediate); code that
- * only looks like a fragment, or is cut off by the window, is not.
+ * the fragment's push takes (a low register, r8-r15, an 8- and a 32-bit immediate), in the
+ * fragments of this pass and of older ones; code that only looks like a fragment, or is cut
+ * off by the window, is not.
  *
- * The fragment is laid out as clang 14 assembles pass/SlowPathAsm.cpp's (refill_signal.c at
- * -O2: 0x2320 lea -0x80(%rsp),%rsp; 0x2325 push %rax; 0x2326 call; 0x232b nopl 0x1fe(%rax);
- * 0x2332 nopl 0x208(%rax); 0x2339 lea 0x88(%rsp),%rsp; 0x2341 jmp 0x253d).
+ * The fragments are laid out as clang 14 assembles pass/SlowPathAsm.cpp's: today's
+ * (`lea -0x80(%rsp),%rsp; push %rax; call; movabs $offsets,%rax`) and the older form
+ * (refill_signal.c at -O2: 0x2320 lea -0x80(%rsp),%rsp; 0x2325 push %rax; 0x2326 call;
+ * 0x232b nopl 0x1fe(%rax); 0x2332 nopl 0x208(%rax); 0x2339 lea 0x88(%rsp),%rsp; 0x2341 jmp
+ * 0x253d).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +47,24 @@ static size_t fragment(uint8_t *code, const uint8_t *push, size_t push_len, uint
   p += 7, a += 7;
   at[5] = a, memcpy(p, up, 8), p += 8, a += 8;
   at[6] = a, p[0] = 0xe9, put32(p + 1, (int64_t)jump_to - (int64_t)(a + 5)), p += 5, a += 5;
+  return (size_t)(p - code) + 16;
+}
+
+/* Today's fragment at START: returns the offsets of its instructions (start, push, call, data)
+ * in at[], and the window's length. */
+static size_t fragment2(uint8_t *code, const uint8_t *push, size_t push_len, uint64_t label2,
+                        uint64_t label3, uint64_t at[4]) {
+  memset(code, 0xcc, 256);
+  uint8_t *p = code + (START - BASE);
+  static const uint8_t down[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
+  uint64_t a = START;
+  at[0] = a, memcpy(p, down, 5), p += 5, a += 5;
+  at[1] = a, memcpy(p, push, push_len), p += push_len, a += push_len;
+  at[2] = a, p[0] = 0xe8, put32(p + 1, 0x4a5), p += 5, a += 5;
+  at[3] = a, p[0] = 0x48, p[1] = 0xb8;
+  put32(p + 2, (int64_t)label2 - (int64_t)(a + 2));
+  put32(p + 6, (int64_t)label3 - (int64_t)(a + 6));
+  p += 10, a += 10;
   return (size_t)(p - code) + 16;
 }
 
@@ -92,6 +113,34 @@ int main(void) {
     /* the window ends before the jump: not recognised, nothing read past it */
     expect(n, code, (size_t)(at[6] - BASE), at[2], 1, 0, 0, 0);
   }
+  for (size_t i = 0; i < sizeof pushes / sizeof pushes[0]; i++) {
+    size_t len = fragment2(code, pushes[i].bytes, pushes[i].len, LABEL2, LABEL3, at);
+    const char *n = pushes[i].name;
+    /* the trampoline not yet called: the record not written, the function at label 2 */
+    expect(n, code, len, at[0], 1, 1, LABEL2, 0);
+    expect(n, code, len, at[1], 1, 1, LABEL2, 128);
+    expect(n, code, len, at[2], 1, 1, LABEL2, 136);
+    /* the trampoline's return address before it writes label 3 there: its caller's stack
+     * pointer is already the function's (the trampoline's CFA) */
+    expect(n, code, len, at[3], 0, 1, LABEL3, 0);
+    /* never run, inside an instruction, or a return address where no call returns */
+    expect(n, code, len, at[3], 1, 0, 0, 0);
+    expect(n, code, len, at[2] + 1, 1, 0, 0, 0);
+    expect(n, code, len, at[0], 0, 0, 0, 0);
+    expect(n, code, len, at[2], 0, 0, 0, 0);
+    /* the window ends inside the data: not recognised, nothing read past it */
+    expect(n, code, (size_t)(at[3] + 9 - BASE), at[2], 1, 0, 0, 0);
+    expect(n, code, (size_t)(at[3] + 9 - BASE), at[3], 0, 0, 0, 0);
+  }
+  /* labels out of order, too far apart, or inside the fragment: ordinary code */
+  static const uint64_t bad[][2] = {{LABEL3, LABEL2}, {LABEL2, LABEL2 + 65}, {START, START + 8}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    size_t len = fragment2(code, pushes[0].bytes, 1, bad[k][0], bad[k][1], at);
+    for (int j = 0; j < 4; j++) {
+      expect("bad labels", code, len, at[j], 1, 0, 0, 0);
+      expect("bad labels", code, len, at[j], 0, 0, 0, 0);
+    }
+  }
   /* a jump elsewhere than the second no-op's label 3: ordinary code, not a fragment */
   size_t len = fragment(code, pushes[0].bytes, 1, LABEL3 + 1, at);
   for (int k = 0; k < 7; k++) expect("wrong jump", code, len, at[k], 1, 0, 0, 0);
@@ -100,6 +149,6 @@ int main(void) {
   for (uint64_t pc = BASE; pc < BASE + sizeof code; pc++)
     expect("nops", code, sizeof code, pc, 1, 0, 0, 0);
   if (failures) return 1;
-  printf("flush fragments: all positions recognised, none falsely\n");
+  printf("flush fragments (both forms): all positions recognised, none falsely\n");
   return 0;
 }

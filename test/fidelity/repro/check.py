@@ -232,7 +232,7 @@ def refill_signal(args):
     for n in range(2, 8):
         o, t = r.run("-a", "%d:%d" % (r.symbol_delta("__crashtrail_write_slow"), n))
         stack = [f["function"] for f in next(th for th in r.tl["threads"] if th["crashed"])["stack"]]
-        if stack[:2] != ["__crashtrail_write_slow", "__crashtrail_write_here"] or \
+        if stack[:2] != ["__crashtrail_write_slow", "__crashtrail_write_here2"] or \
                 len(stack) < 4 or stack[2] not in seen:
             continue  # the chunk boundary fell to main()'s records
         seen[stack[2]].append(n)
@@ -475,22 +475,26 @@ def call_args_after_flush(args):
 
 def fragments(exe):
     """The flushes' out-of-line fragments (pass/SlowPathAsm.cpp) in exe: for each, its
-    instructions' addresses (lea, push, call, nopl, nopl, lea, jmp), the trampoline it calls and
-    the function it returns to."""
+    instructions' addresses (lea, push, call, and the movabs that carries the offsets), the
+    trampoline it calls and the function it returns to (label 3, the movabs's second offset)."""
+    dis = sh(["objdump", "-d", "--no-show-raw-insn", exe]).stdout
     ins = []
-    for line in sh(["objdump", "-d", "--no-show-raw-insn", exe]).stdout.splitlines():
+    for line in dis.splitlines():
         m = re.match(r"\s+([0-9a-f]+):\s+(.*)$", line)
         if m:
             ins.append((int(m.group(1), 16), m.group(2).strip()))
+    funcs = sorted((int(a, 16), n) for a, n in re.findall(r"^([0-9a-f]+) <([^>+]+)>:$", dis, re.M))
     out = []
-    for i in range(len(ins) - 6):
-        t = [x[1] for x in ins[i:i + 7]]
-        call = re.match(r"call\s+[0-9a-f]+ <(__crashtrail_\w*write_here)>$", t[2])
-        back = re.match(r"jmp\s+[0-9a-f]+ <(\w+)\+0x[0-9a-f]+>$", t[6])
-        if t[0] == "lea    -0x80(%rsp),%rsp" and t[1].startswith("push") and call and \
-                t[3].startswith("nopl") and t[4].startswith("nopl") and \
-                t[5] == "lea    0x88(%rsp),%rsp" and back:
-            out.append(([x[0] for x in ins[i:i + 7]], call.group(1), back.group(1)))
+    for i in range(len(ins) - 3):
+        t = [x[1] for x in ins[i:i + 4]]
+        call = re.match(r"call\s+[0-9a-f]+ <(__crashtrail_\w*write_here2)>$", t[2])
+        imm = re.match(r"movabs\s+\$0x([0-9a-f]+),%rax$", t[3])
+        if t[0] == "lea    -0x80(%rsp),%rsp" and t[1].startswith("push") and call and imm:
+            v = int(imm.group(1), 16)
+            rel3 = (v >> 32) - (1 << 32 if v >> 63 else 0)
+            label3 = ins[i + 3][0] + 6 + rel3
+            fn = [n for a, n in funcs if a <= label3][-1:]
+            out.append(([x[0] for x in ins[i:i + 4]], call.group(1), fn[0] if fn else None))
     return out, ins
 
 
@@ -515,10 +519,9 @@ def flush_fragment_signal(args):
         line = int(sh(["addr2line", "-e", r.exe, "%x" % je[0]]).stdout.strip().split(":")[-1].split()[0])
         t_delta = r.symbol_delta(tramp)
         # Each instruction the fragment runs (its start on the second arrival: stepping starts
-        # at the first), and the trampoline's first two (the fragment's return address still
-        # the unwinders' return address).
-        points = [("start", start, 2), ("push", addrs[1], 1), ("call", addrs[2], 1),
-                  ("restore", addrs[5], 1), ("jump back", addrs[6], 1)]
+        # at the first), and the trampoline's first (the fragment's data still the unwinders'
+        # return address).
+        points = [("start", start, 2), ("push", addrs[1], 1), ("call", addrs[2], 1)]
         points += [(tramp + " entry", entry + t_delta, 1)]
         for what, a, arrival in points:
             try:
