@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "crashtrail/abi.h"
+#include "huge_pages.h"
 
 #define NONE UINT32_MAX /* record indices are 32-bit: ct_postorder refuses more records */
 #define RET UINT32_MAX /* chain_slots' target: the function's return */
@@ -112,6 +113,12 @@ struct po {
   size_t lost_calls; /* match_back gave up on this many first calls (their records lost) */
   uint32_t *lost_out; /* per record: its first deferred calls whose callees' records are lost */
 };
+
+/* Empty, without clearing the inline slots: lists are made millions of times. */
+static inline void slots_init(struct slots *s) {
+  s->v = NULL;
+  s->n = s->cap = 0;
+}
 
 static int slots_add(struct slots *s, const struct ct_mfunc *f, const struct ct_mblock *mb,
                      uint16_t mod) {
@@ -203,7 +210,8 @@ static struct po_cache *cached(struct po *p, const struct slot *s) {
     c->g = resolve(p, s);
     c->quiet = 0;
     if (c->g) {
-      struct slots calls = {.cap = 0};
+      struct slots calls;
+      slots_init(&calls);
       if (silent(c->g, callee_mod(p, s, c->g), &calls)) c->quiet = calls.n ? 2 : 1;
       slots_free(&calls);
     }
@@ -309,7 +317,8 @@ static int close_item(struct po *p, size_t j, size_t *cur, size_t end, const str
                       int depth, struct list *out) {
   struct item *it = &p->st[j];
   if (it->state != IT_DONE) {
-    struct slots cs = {.cap = 0};
+    struct slots cs;
+    slots_init(&cs);
     int ok = closing_slots(it, &cs) &&
              match_fwd(p, cs.v, cs.n, cur, end, expect, depth + 1, &it->recs);
     slots_free(&cs);
@@ -329,7 +338,8 @@ static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, 
   for (size_t i = 0; i < k; i++) {
     const struct ct_mfunc *g = callee(p, &s[i]);
     if (g) {
-      struct slots calls = {.cap = 0};
+      struct slots calls;
+      slots_init(&calls);
       int quiet = cached(p, &s[i])->quiet;
       if (quiet == 2) silent(g, callee_mod(p, &s[i], g), &calls);
       int ok = 1;
@@ -379,7 +389,8 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
   for (size_t i = k; i-- > 0;) {
     const struct ct_mfunc *g = callee(p, &s[i]);
     if (g) {
-      struct slots calls = {.cap = 0};
+      struct slots calls;
+      slots_init(&calls);
       int quiet = cached(p, &s[i])->quiet;
       if (quiet == 2) silent(g, callee_mod(p, &s[i], g), &calls);
       int ok = quiet ? match_back(p, calls.v, calls.n, lo, top, depth + 1, out)
@@ -712,7 +723,8 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
     if (!recs[r].innermost && stop->callee && cached(p, &ss)->quiet == 2 &&
         (r + 1 == n || frame_function(p, &recs[r + 1]) != callee(p, &ss))) {
       const struct ct_mfunc *g = callee(p, &ss);
-      struct slots more = {.cap = 0};
+      struct slots more;
+      slots_init(&more);
       silent(g, callee_mod(p, &ss, g), &more);
       size_t keep = more.n && more.v[more.n - 1].mb->nsucc == 0 &&
                             (more.v[more.n - 1].mb->term == CT_TERM_CALL) ? more.n - 1 : more.n;
@@ -722,7 +734,8 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
     /* its open item: waiting at its start, or reaching it through elided flushes (their calls
      * in `chain`) */
     size_t j = NONE;
-    struct slots chain = {.cap = 0};
+    struct slots chain;
+    slots_init(&chain);
     for (size_t k = p->n; k-- > *anchor && j == NONE;)
       if (p->st[k].f == f && p->st[k].state == IT_OPEN &&
           (p->st[k].site == start || (chain.n = 0, chain_slots(f, recs[r].mod, p->st[k].site,
@@ -788,10 +801,13 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n,
   if (n >= NONE) return -1;
   struct po p = {.mods = mods, .next = calloc(n ? n : 1, sizeof(uint32_t)), .commit = 1,
                  .callback = callback, .lost_out = lost};
+  ct_advise_huge(p.next, n * sizeof(uint32_t)); /* calloc's fresh pages: none touched yet */
   memset(callback, 0, n);
   memset(lost, 0, n * sizeof *lost);
   p.lost = n && recs[0].gap;
-  struct slots calls = {.cap = 0}, pre = {.cap = 0};
+  struct slots calls, pre;
+  slots_init(&calls);
+  slots_init(&pre);
   int rc = -1;
   if (!p.next || !(p.cache = calloc(1u << CACHE_BITS, sizeof *p.cache)) ||
       !(p.walks = calloc(1u << WALK_CACHE_BITS, sizeof *p.walks)) ||

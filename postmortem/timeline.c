@@ -25,6 +25,7 @@
 #include "callstack.h"
 #include "decoder.h"
 #include "elf_file.h"
+#include "huge_pages.h"
 #include "postorder.h"
 
 void ct_timeline_warn(struct ct_timeline *t, const char *fmt, ...) {
@@ -87,7 +88,8 @@ static int any_defers(const struct ct_modset *ms) {
 }
 
 /* Records of a thread with deferred calls, gathered in ring order and decoded in the order
- * postorder.c puts them in. */
+ * postorder.c puts them in; with room for the crashed thread's suspended frames at the end. */
+#define PO_MAX_FRAMES 256
 struct po_buf {
   struct ct_po_rec *v;
   size_t n, cap;
@@ -103,6 +105,7 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
     while (cap - b->n < to - from) cap *= 2;
     struct ct_po_rec *nv = realloc(b->v, cap * sizeof *nv);
     if (!nv) return -1;
+    ct_advise_huge(nv, cap * sizeof *nv); /* hundreds of MB, touched once each */
     b->v = nv;
     b->cap = cap;
   }
@@ -119,8 +122,6 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
   return gap;
 }
 
-#define PO_MAX_FRAMES 256
-
 static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
                      struct po_buf *b, int crashed) {
   size_t nframes = 0;
@@ -134,10 +135,10 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
     nframes = ct_stack_deferred_frames(t, th, b->v + b->n, PO_MAX_FRAMES);
     b->n += nframes;
   }
-  uint32_t *order = malloc((b->n ? b->n : 1) * sizeof *order);
+  uint32_t *order = ct_malloc_huge((b->n ? b->n : 1) * sizeof *order);
   size_t mismatched = 0, nout = 0;
-  uint8_t *callback = malloc(b->n ? b->n : 1);
-  uint32_t *lost = malloc((b->n ? b->n : 1) * sizeof *lost);
+  uint8_t *callback = ct_malloc_huge(b->n ? b->n : 1);
+  uint32_t *lost = ct_malloc_huge((b->n ? b->n : 1) * sizeof *lost);
   if (!order || !callback || !lost ||
       ct_postorder(t->mods, b->v, b->n, nframes, order, callback, lost, &nout, &mismatched) != 0) {
     free(order);
@@ -201,6 +202,12 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
     }
   }
   if (nseg) qsort(seg, nseg, sizeof *seg, seg_cmp);
+  if (defers) { /* at most a record per slot: one allocation, never copied (a 64 MB ring: 4 M) */
+    size_t slots = PO_MAX_FRAMES;
+    for (size_t s = 0; s < nseg; s++) slots += seg[s].n;
+    if (!(po.v = ct_malloc_huge(slots * sizeof *po.v))) goto out;
+    po.cap = slots;
+  }
   uint64_t last_stamp = CT_NO_STAMP;
   for (size_t s = 0; s < nseg; s++) {
     struct ct_module *m = ct_modules_by_dump_id(t->mods, seg[s].module);
