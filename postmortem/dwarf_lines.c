@@ -18,9 +18,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "dwarf_module_internal.h"
-#include "huge_pages.h"
 
 struct lcur {
     const uint8_t *p, *end;
@@ -108,6 +108,19 @@ static int emit(const struct lstate *s, const struct ct_dw_line_files *files,
  * on their own): an amalgamation's rows are megabytes written once, and on 4 KiB pages every
  * first touch is a page fault, which on a VM costs more than decoding the rows on it. Advice
  * only: without transparent huge pages nothing changes. */
+static void advise_huge(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + len) & ~(huge - 1);
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
 int ct_dw_decode_lines(const uint8_t *sec, size_t len, uint64_t off,
                        const struct ct_dw_line_files *files, struct ct_line_row **rows,
                        size_t *nrows)
@@ -162,7 +175,7 @@ int ct_dw_decode_lines(const uint8_t *sec, size_t len, uint64_t off,
      * faulted in, and the unused tail is given back at the end. */
     if (ct_dw_grow((void **)&out, &cap, (size_t)(c.end - program) + 1, sizeof *out) != 0)
         return -1;
-    ct_advise_huge(out, cap * sizeof *out);
+    advise_huge(out, cap * sizeof *out);
     struct lstate s;
     reset(&s);
     while (c.p < c.end && !c.bad) {

@@ -37,7 +37,6 @@
 #include <string.h>
 
 #include "crashtrail/abi.h"
-#include "huge_pages.h"
 
 #define NONE UINT32_MAX /* record indices are 32-bit: ct_postorder refuses more records */
 #define RET UINT32_MAX /* chain_slots' target: the function's return */
@@ -801,7 +800,6 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n,
   if (n >= NONE) return -1;
   struct po p = {.mods = mods, .next = calloc(n ? n : 1, sizeof(uint32_t)), .commit = 1,
                  .callback = callback, .lost_out = lost};
-  ct_advise_huge(p.next, n * sizeof(uint32_t)); /* calloc's fresh pages: none touched yet */
   memset(callback, 0, n);
   memset(lost, 0, n * sizeof *lost);
   p.lost = n && recs[0].gap;

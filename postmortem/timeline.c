@@ -25,7 +25,6 @@
 #include "callstack.h"
 #include "decoder.h"
 #include "elf_file.h"
-#include "huge_pages.h"
 #include "postorder.h"
 
 void ct_timeline_warn(struct ct_timeline *t, const char *fmt, ...) {
@@ -105,7 +104,6 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
     while (cap - b->n < to - from) cap *= 2;
     struct ct_po_rec *nv = realloc(b->v, cap * sizeof *nv);
     if (!nv) return -1;
-    ct_advise_huge(nv, cap * sizeof *nv); /* hundreds of MB, touched once each */
     b->v = nv;
     b->cap = cap;
   }
@@ -135,10 +133,10 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
     nframes = ct_stack_deferred_frames(t, th, b->v + b->n, PO_MAX_FRAMES);
     b->n += nframes;
   }
-  uint32_t *order = ct_malloc_huge((b->n ? b->n : 1) * sizeof *order);
+  uint32_t *order = malloc((b->n ? b->n : 1) * sizeof *order);
   size_t mismatched = 0, nout = 0;
-  uint8_t *callback = ct_malloc_huge(b->n ? b->n : 1);
-  uint32_t *lost = ct_malloc_huge((b->n ? b->n : 1) * sizeof *lost);
+  uint8_t *callback = malloc(b->n ? b->n : 1);
+  uint32_t *lost = malloc((b->n ? b->n : 1) * sizeof *lost);
   if (!order || !callback || !lost ||
       ct_postorder(t->mods, b->v, b->n, nframes, order, callback, lost, &nout, &mismatched) != 0) {
     free(order);
@@ -205,7 +203,7 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
   if (defers) { /* at most a record per slot: one allocation, never copied (a 64 MB ring: 4 M) */
     size_t slots = PO_MAX_FRAMES;
     for (size_t s = 0; s < nseg; s++) slots += seg[s].n;
-    if (!(po.v = ct_malloc_huge(slots * sizeof *po.v))) goto out;
+    if (!(po.v = malloc(slots * sizeof *po.v))) goto out;
     po.cap = slots;
   }
   uint64_t last_stamp = CT_NO_STAMP;

@@ -87,7 +87,7 @@ fi
 
 $CC -std=c11 -Wall -Wextra -Werror -O1 -gdwarf-4 -I"$ROOT/postmortem" \
     -o "$WORK/test_dwarf_module" "$HERE/test_dwarf_module.c" \
-    "$ROOT/postmortem/dwarf_module.c" "$ROOT/postmortem/dwarf_elf.c" "$ROOT/postmortem/dwarf_lazy.c" "$ROOT/postmortem/dwarf_lines.c" "$ROOT/postmortem/huge_pages.c" "$ROOT/postmortem/dwarf_callsites.c" \
+    "$ROOT/postmortem/dwarf_module.c" "$ROOT/postmortem/dwarf_elf.c" "$ROOT/postmortem/dwarf_lazy.c" "$ROOT/postmortem/dwarf_lines.c" "$ROOT/postmortem/dwarf_callsites.c" \
     "$ROOT/postmortem/dwarf_expr.c" "$ROOT/postmortem/dwarf_unwind.c" "$ROOT/postmortem/code_flow.c" \
     "$ROOT/postmortem/jump_tables.c" "$ROOT/postmortem/elf_file.c" \
     "$ROOT/postmortem/capstone_lib.c" "$ROOT/postmortem/lazy_lib.c" \
