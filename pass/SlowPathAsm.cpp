@@ -27,13 +27,15 @@
 // stamp; it then returns to label 3 itself (`ret $136` drops the accumulator and the red zone),
 // so the fragment is three instructions and ten bytes of data, 21 to 25 bytes in all (the
 // fragments were 38 to 43 bytes when they jumped back themselves: 178 KB of Lua's 692 KB of
-// text). Its return address is label 3 from its first instruction on, so unwinders (gdb, the
-// post-mortem's) step from the runtime into f at the flush's line, with f's registers (the
-// trampoline saves what it uses and what preserve_most does not keep, r11). The `movabs` keeps
-// the cold section disassembling as code. Only the fragment's own three instructions have no
-// unwind information: the post-mortem recognises them by these exact bytes
-// (postmortem/flush_fragment.c), so change both together, and rename the trampolines when their
-// contract changes (a link may hold objects of an older pass, whose fragments need theirs).
+// text). Its return address is label 3 once it has written it there, before it calls the
+// runtime (the fragment's data until then, which the post-mortem maps to label 3), so
+// unwinders (gdb, the post-mortem's) step from the runtime into f at the flush's line, with
+// f's registers (the trampoline saves what it uses and what preserve_most does not keep, r11).
+// The `movabs` keeps the cold section disassembling as code. Only the fragment's own three
+// instructions have no unwind information: the post-mortem recognises them by these exact
+// bytes (postmortem/flush_fragment.c), so change both together, and rename the trampolines
+// when their contract changes (a link may hold objects of an older pass, whose fragments need
+// theirs).
 //
 // What the asm statement tells the compiler: it writes the position (a memory output) and
 // clobbers the flags and the vector registers (the runtime is C; the old cold call clobbered
