@@ -114,8 +114,8 @@ static int v2_call(const struct window *w, uint64_t c, uint64_t *label2, uint64_
   return 0;
 }
 
-/* The fragments of this pass's flushes (v2_call) and of older ones (v1_tail). */
-static int fragment_at(const struct window *w, uint64_t pc, int exact, uint64_t *fn_pc,
+/* ct_flush_fragment_at for this pass's fragments. */
+static int v2_fragment_at(const struct window *w, uint64_t pc, int exact, uint64_t *fn_pc,
                        uint64_t *sp_add) {
   uint64_t l2, l3;
   if (!exact) { /* the trampoline's return address: its data, before it writes label 3 there */
@@ -143,41 +143,47 @@ static int fragment_at(const struct window *w, uint64_t pc, int exact, uint64_t 
   return 0;
 }
 
-int ct_flush_fragment_at(const uint8_t *code, uint64_t code_addr, size_t len, uint64_t pc,
-                         int exact, uint64_t *fn_pc, uint64_t *sp_add) {
-  struct window w = {code, code_addr, len};
-  if (fragment_at(&w, pc, exact, fn_pc, sp_add)) return 1;
+/* ct_flush_fragment_at for an older pass's fragments. */
+static int v1_fragment_at(const struct window *w, uint64_t pc, int exact, uint64_t *fn_pc,
+                          uint64_t *sp_add) {
   uint64_t l2, l3;
   if (!exact) { /* a return address: the trampoline's, as pushed or as it rewrote it */
-    if (v1_tail(&w, pc + NOP1_TO_L, &l2, &l3) || v1_tail(&w, pc, &l2, &l3)) {
+    if (v1_tail(w, pc + NOP1_TO_L, &l2, &l3) || v1_tail(w, pc, &l2, &l3)) {
       *fn_pc = l3;
       *sp_add = 0;
       return 1;
     }
     return 0;
   }
-  if (pc >= L_TO_JMP && v1_tail(&w, pc - L_TO_JMP, &l2, &l3)) {
+  if (pc >= L_TO_JMP && v1_tail(w, pc - L_TO_JMP, &l2, &l3)) {
     *fn_pc = l3, *sp_add = 0; /* at the jump back: the stack restored */
     return 1;
   }
-  if (v1_tail(&w, pc, &l2, &l3) || v1_tail(&w, pc + NOP1_TO_L, &l2, &l3)) {
+  if (v1_tail(w, pc, &l2, &l3) || v1_tail(w, pc + NOP1_TO_L, &l2, &l3)) {
     *fn_pc = l3, *sp_add = 136; /* the record written; red zone and accumulator still below */
     return 1;
   }
-  if (v1_tail(&w, pc + CALL_TO_L, &l2, &l3)) {
+  if (v1_tail(w, pc + CALL_TO_L, &l2, &l3)) {
     *fn_pc = l2, *sp_add = 136;
     return 1;
   }
-  size_t push = push_length(&w, pc);
-  if (push && v1_tail(&w, pc + push + CALL_TO_L, &l2, &l3)) {
+  size_t push = push_length(w, pc);
+  if (push && v1_tail(w, pc + push + CALL_TO_L, &l2, &l3)) {
     *fn_pc = l2, *sp_add = 128;
     return 1;
   }
-  const uint8_t *p = at(&w, pc, sizeof lea_down);
-  push = p && !memcmp(p, lea_down, sizeof lea_down) ? push_length(&w, pc + sizeof lea_down) : 0;
-  if (push && v1_tail(&w, pc + sizeof lea_down + push + CALL_TO_L, &l2, &l3)) {
+  const uint8_t *p = at(w, pc, sizeof lea_down);
+  push = p && !memcmp(p, lea_down, sizeof lea_down) ? push_length(w, pc + sizeof lea_down) : 0;
+  if (push && v1_tail(w, pc + sizeof lea_down + push + CALL_TO_L, &l2, &l3)) {
     *fn_pc = l2, *sp_add = 0;
     return 1;
   }
   return 0;
+}
+
+int ct_flush_fragment_at(const uint8_t *code, uint64_t code_addr, size_t len, uint64_t pc,
+                         int exact, uint64_t *fn_pc, uint64_t *sp_add) {
+  struct window w = {code, code_addr, len};
+  return v2_fragment_at(&w, pc, exact, fn_pc, sp_add) ||
+         v1_fragment_at(&w, pc, exact, fn_pc, sp_add);
 }

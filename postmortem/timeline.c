@@ -87,26 +87,18 @@ static int any_defers(const struct ct_modset *ms) {
 }
 
 /* Records of a thread with deferred calls, gathered in ring order and decoded in the order
- * postorder.c puts them in; with room for the crashed thread's suspended frames at the end. */
+ * postorder.c puts them in; sized once for a record per ring slot and the crashed thread's
+ * suspended frames at the end (never grown, never copied: a 64 MB ring holds 4 M). */
 #define PO_MAX_FRAMES 256
 struct po_buf {
   struct ct_po_rec *v;
-  size_t n, cap;
+  size_t n;
 };
 
 /* The records of slots [from, to) of chunk c, appended to b (ct_callstack_chunk's loop, kept
- * for postorder.c instead of decoded). Returns the gap flag still pending, -1 when out of
- * memory. */
+ * for postorder.c instead of decoded). Returns the gap flag still pending. */
 static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t c, size_t from,
                      size_t to, uint16_t mod, int gap) {
-  if (b->cap - b->n < to - from) { /* at most one record per slot */
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap - b->n < to - from) cap *= 2;
-    struct ct_po_rec *nv = realloc(b->v, cap * sizeof *nv);
-    if (!nv) return -1;
-    b->v = nv;
-    b->cap = cap;
-  }
   const uint64_t *w = sr->live[c] + 2 * CT_CHUNK_HEADER_SLOTS;
   for (size_t s = from; s < to; s++) {
     if ((s & 3) == 0) __builtin_prefetch(&w[2 * s + 256]);
@@ -124,12 +116,6 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
                      struct po_buf *b, int crashed) {
   size_t nframes = 0;
   if (crashed && t->dump->has_regs) { /* the stack's suspended frames go last */
-    if (b->cap < b->n + PO_MAX_FRAMES) {
-      struct ct_po_rec *nv = realloc(b->v, (b->n + PO_MAX_FRAMES) * sizeof *nv);
-      if (!nv) return -1;
-      b->v = nv;
-      b->cap = b->n + PO_MAX_FRAMES;
-    }
     nframes = ct_stack_deferred_frames(t, th, b->v + b->n, PO_MAX_FRAMES);
     b->n += nframes;
   }
@@ -200,11 +186,10 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
     }
   }
   if (nseg) qsort(seg, nseg, sizeof *seg, seg_cmp);
-  if (defers) { /* at most a record per slot: one allocation, never copied (a 64 MB ring: 4 M) */
+  if (defers) {
     size_t slots = PO_MAX_FRAMES;
     for (size_t s = 0; s < nseg; s++) slots += seg[s].n;
     if (!(po.v = malloc(slots * sizeof *po.v))) goto out;
-    po.cap = slots;
   }
   uint64_t last_stamp = CT_NO_STAMP;
   for (size_t s = 0; s < nseg; s++) {
@@ -222,7 +207,6 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
       size_t to = from + (end - k) < sr->fill[c] ? from + (end - k) : sr->fill[c];
       gap = defers ? po_gather(&po, sr, c, from, to, mod, gap)
                    : ct_callstack_chunk(cs, sr, c, from, to, m, mod, gap);
-      if (gap < 0) goto out;
       k += sr->slots - from;
     }
     if (seg[s].key != CT_NO_STAMP) last_stamp = seg[s].key;
