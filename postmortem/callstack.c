@@ -1093,28 +1093,28 @@ static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p) {
   cs->time = p->rec.time_ns;
   locate(cs, f, m, p->mod, w.site, 1); /* no flush: found by its site alone */
   if (!cs->n || cs->fr[cs->n - 1].f != f || cs->fr[cs->n - 1].kind != FR_KNOWN) return;
-  cs->fr[cs->n - 1].partial = p->innermost ? 2 : 1;
-  cs->fr[cs->n - 1].stop = p->stop;
+  cs->fr[cs->n - 1].partial = (p->flags & CT_PO_INNERMOST) ? 2 : 1;
+  cs->fr[cs->n - 1].stop = p->aux;
   cs->fr[cs->n - 1].walked = 0;
   walk_on(cs, &w, p->mod, w.site, CT_WALK_BLOCK);
 }
 
 void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_rec *recs,
-                          const uint32_t *order, const uint8_t *callback, const uint32_t *lost,
-                          size_t n) {
+                          const uint32_t *next, uint32_t head, size_t n) {
   const int summaries = cs->sw && !cs->t->keep_blocks;
-  for (size_t i = 0; i < n; i++) {
-    const struct ct_po_rec *p = &recs[order[i]];
-    if (p->stop != UINT32_MAX) {
+  for (size_t i = 0, r = head; i < n && r != CT_PO_NONE; i++, r = next[r]) {
+    const struct ct_po_rec *p = &recs[r];
+    if (p->flags & CT_PO_FRAME) {
       cs->po_callback = 0;
       record_partial(cs, p);
       continue;
     }
-    cs->po_callback = callback[order[i]];
-    cs->po_lost = lost ? lost[order[i]] : 0;
+    cs->po_callback = p->callback;
+    cs->po_lost = p->aux;
     struct ct_module *m = &cs->t->mods->mods[p->mod];
-    if (!(summaries && record_summarised(cs, &p->rec, m, p->mod, p->gap)))
-      record_walked(cs, &p->rec, m, p->mod, p->gap);
+    const int gap = p->flags & CT_PO_GAP;
+    if (!(summaries && record_summarised(cs, &p->rec, m, p->mod, gap)))
+      record_walked(cs, &p->rec, m, p->mod, gap);
     cs->last_mod = m;
     cs->last_fn = p->rec.fn;
     cs->last_acc = p->rec.acc;

@@ -107,10 +107,9 @@ struct po {
   uint32_t *next;
   int commit;
   size_t mismatches;
-  uint8_t *callback; /* per record: a callback's entry (1), an indirect call target's (2) */
+  struct ct_po_rec *recs; /* each record's callback and aux (lost calls) are written here */
   int lost;          /* the history starts after lost records (the ring wrapped) */
   size_t lost_calls; /* match_back gave up on this many first calls (their records lost) */
-  uint32_t *lost_out; /* per record: its first deferred calls whose callees' records are lost */
 };
 
 /* Empty, without clearing the inline slots: lists are made millions of times. */
@@ -358,7 +357,7 @@ static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, 
     while (*cur < end && p->st[*cur].f != next &&
            (p->st[*cur].state == IT_DONE || p->st[*cur].state == IT_TAIL)) {
       size_t j = (*cur)++;
-      if (p->commit && p->st[j].own != NONE) p->callback[p->st[j].own] = s[i].mb->callee ? 1 : 2;
+      if (p->commit && p->st[j].own != NONE) p->recs[p->st[j].own].callback = s[i].mb->callee ? 1 : 2;
       if (!close_item(p, j, cur, end, next, depth, out)) return 0; /* a tail call: its callee */
     }
   }
@@ -411,7 +410,7 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
     while (*top > lo && p->st[*top - 1].state == IT_DONE && p->st[*top - 1].f != prev &&
            !directly_called(p, p->st[*top - 1].f)) {
       if (p->commit && p->st[*top - 1].own != NONE)
-        p->callback[p->st[*top - 1].own] = s[i].mb->callee ? 1 : 2;
+        p->recs[p->st[*top - 1].own].callback = s[i].mb->callee ? 1 : 2;
       prepend(p, out, p->st[*top - 1].recs);
       --*top;
     }
@@ -642,7 +641,7 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
   size_t low = mid != NONE_POS ? simple_back(p, pre->v, pre->n, mid) : NONE_POS;
   if (low != NONE_POS) { /* most records: nothing to match, or returned callees on top */
     p->commit = 1;
-    p->lost_out[r] = 0;
+    p->recs[r].aux = 0;
     it->recs = EMPTY;
     append_items(p, &it->recs, low, mid);
     p->next[r] = NONE;
@@ -660,7 +659,7 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
     lost = p->lost_calls;
     if (!lost && !match_back(p, pre->v, pre->n, 0, &top, 0, &before)) return 0;
     if (commit) {
-      p->lost_out[r] = (uint32_t)lost;
+      p->recs[r].aux = (uint32_t)lost;
       it->recs = EMPTY;
       append(p, &it->recs, before);
       p->next[r] = NONE;
@@ -688,7 +687,7 @@ static int walk_partial(const struct ct_mfunc *f, uint16_t mod, const struct ct_
       continue;
     }
     if (st != CT_WALK_DEFER) return 0;
-    if (blocks == v->stop) { /* the innermost frame's call there returned: its callee's too */
+    if (blocks == v->aux) { /* the innermost frame's call there returned: its callee's too */
       *stop = &f->blocks[w.block];
       return !innermost || slots_add(calls, f, &f->blocks[w.block], mod) == 0;
     }
@@ -702,7 +701,7 @@ static int walk_partial(const struct ct_mfunc *f, uint16_t mod, const struct ct_
  * outermost first): each takes, from `*anchor` on, its open item (or a new one) and the items
  * its deferred calls since its last record made, and stays there; the frames inside it come
  * after. */
-static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from, size_t n,
+static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_t n,
                         struct slots *calls, size_t *anchor) {
   for (size_t r = from; r < n; r++) {
     p->next[r] = NONE;
@@ -710,7 +709,8 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
     uint32_t start = 0;
     calls->n = 0;
     const struct ct_mblock *stop = NULL;
-    if (!f || !walk_partial(f, recs[r].mod, &recs[r], recs[r].innermost, &start, calls, &stop)) {
+    const int innermost = (recs[r].flags & CT_PO_INNERMOST) != 0;
+    if (!f || !walk_partial(f, recs[r].mod, &recs[r], innermost, &start, calls, &stop)) {
       p->mismatches++;
       continue; /* the model is not given it */
     }
@@ -719,7 +719,7 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
      * its branch-free walk, are this frame's too. (Still on the stack, as at -O0, it is the
      * next frame inwards, with its own unfinished path.) */
     struct slot ss = {f, stop, recs[r].mod};
-    if (!recs[r].innermost && stop->callee && cached(p, &ss)->quiet == 2 &&
+    if (!innermost && stop->callee && cached(p, &ss)->quiet == 2 &&
         (r + 1 == n || frame_function(p, &recs[r + 1]) != callee(p, &ss))) {
       const struct ct_mfunc *g = callee(p, &ss);
       struct slots more;
@@ -761,7 +761,7 @@ static int place_frames(struct po *p, const struct ct_po_rec *recs, size_t from,
       append(p, &it.recs, (struct list){(uint32_t)r, (uint32_t)r});
       append(p, &it.recs, after);
       it.state = IT_FROZEN;
-      it.wait = recs[r].innermost ? NULL : stop; /* the call it is in (frozen_callbacks) */
+      it.wait = innermost ? NULL : stop; /* the call it is in (frozen_callbacks) */
       /* the items it took go; it sits where they began, the rest above it */
       size_t at = j != NONE ? j : *anchor, rest = p->n - c;
       if (reserve(p) != 0) {
@@ -790,29 +790,28 @@ static void frozen_callbacks(struct po *p) {
     if (callee(p, &s)) continue; /* a call of a function with records: its own item */
     for (size_t j = i + 1; j < p->n && p->st[j].state != IT_FROZEN; j++)
       if (p->st[j].own != NONE && !directly_called(p, p->st[j].f))
-        p->callback[p->st[j].own] = fz->wait->callee ? 1 : 2;
+        p->recs[p->st[j].own].callback = fz->wait->callee ? 1 : 2;
   }
 }
 
-int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n, size_t nframes,
-                 uint32_t *order, uint8_t *callback, uint32_t *lost, size_t *nout,
-                 size_t *mismatches) {
+int ct_postorder(struct ct_modset *mods, struct ct_po_rec *recs, size_t n, size_t nframes,
+                 uint32_t *next, uint32_t *head, size_t *mismatches) {
+  *head = NONE;
   if (n >= NONE) return -1;
-  struct po p = {.mods = mods, .next = calloc(n ? n : 1, sizeof(uint32_t)), .commit = 1,
-                 .callback = callback, .lost_out = lost};
-  memset(callback, 0, n);
-  memset(lost, 0, n * sizeof *lost);
-  p.lost = n && recs[0].gap;
+  struct po p = {.mods = mods, .next = next, .commit = 1, .recs = recs};
+  p.lost = n && (recs[0].flags & CT_PO_GAP);
   struct slots calls, pre;
   slots_init(&calls);
   slots_init(&pre);
   int rc = -1;
-  if (!p.next || !(p.cache = calloc(1u << CACHE_BITS, sizeof *p.cache)) ||
+  if (!(p.cache = calloc(1u << CACHE_BITS, sizeof *p.cache)) ||
       !(p.walks = calloc(1u << WALK_CACHE_BITS, sizeof *p.walks)) ||
       build_called(&p) != 0)
     goto out;
   for (size_t r = 0; r + nframes < n; r++) {
     p.next[r] = NONE;
+    recs[r].callback = 0;
+    recs[r].aux = 0;
     struct item it = {NULL, recs[r].mod, IT_DONE, 0, NULL, {(uint32_t)r, (uint32_t)r}, (uint32_t)r};
     uint32_t start = 0;
     int walks = 0;
@@ -880,16 +879,16 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_rec *recs, size_t n,
     }
     if (!ok) break;
   }
+  /* The items' lists, bottom first, joined into one. */
   p.commit = 1;
-  size_t k = 0;
-  for (size_t i = 0; i < p.n; i++)
-    for (uint32_t r = p.st[i].recs.head; r != NONE && k < n; r = p.next[r]) order[k++] = r;
+  struct list all = EMPTY;
+  append_items(&p, &all, 0, p.n);
+  if (all.head != NONE) p.next[all.tail] = NONE;
+  *head = all.head;
   rc = 0;
-  *nout = k;
   if (mismatches) *mismatches = p.mismatches;
 out:
   free(p.st);
-  free(p.next);
   free(p.called);
   free(p.cache);
   free(p.walks);

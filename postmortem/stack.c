@@ -994,8 +994,9 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
     if (stop) {
       uint64_t time = th->nsteps ? th->steps[th->nsteps - 1].time_ns : t->dump->process.monotonic_ns;
       out[k++] = (struct ct_po_rec){{f->addr + rf->mod->bias, acc, time},
-                                    (uint16_t)(rf->mod - t->mods->mods), 0,
-                                    (uint8_t)innermost, stop};
+                                    (uint16_t)(rf->mod - t->mods->mods),
+                                    (uint8_t)(CT_PO_FRAME | (innermost ? CT_PO_INNERMOST : 0)),
+                                    0, stop};
       if (innermost) {
         t->pending_skip_fn = f;
         t->pending_skip = stop;

@@ -106,7 +106,7 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
     if (!ct_slot_rec(w[2 * s], w[2 * s + 1], sr->fn_base, sr->clock[c], sr->step[c], s, &r) ||
         !r.fn)
       continue;
-    b->v[b->n++] = (struct ct_po_rec){r, mod, (uint8_t)gap, 0, UINT32_MAX};
+    b->v[b->n++] = (struct ct_po_rec){r, mod, gap ? CT_PO_GAP : 0, 0, 0};
     gap = 0;
   }
   return gap;
@@ -119,25 +119,18 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
     nframes = ct_stack_deferred_frames(t, th, b->v + b->n, PO_MAX_FRAMES);
     b->n += nframes;
   }
-  uint32_t *order = malloc((b->n ? b->n : 1) * sizeof *order);
-  size_t mismatched = 0, nout = 0;
-  uint8_t *callback = malloc(b->n ? b->n : 1);
-  uint32_t *lost = malloc((b->n ? b->n : 1) * sizeof *lost);
-  if (!order || !callback || !lost ||
-      ct_postorder(t->mods, b->v, b->n, nframes, order, callback, lost, &nout, &mismatched) != 0) {
-    free(order);
-    free(callback);
-    free(lost);
+  uint32_t *next = malloc((b->n ? b->n : 1) * sizeof *next), head;
+  size_t mismatched = 0;
+  if (!next || ct_postorder(t->mods, b->v, b->n, nframes, next, &head, &mismatched) != 0) {
+    free(next);
     return -1;
   }
   if (mismatched)
     ct_timeline_warn(t, "thread %u: %zu records of functions built with deferred calls fit no "
                      "call of the records around them: decoded where they were", th->tid,
                      mismatched);
-  ct_callstack_records(cs, b->v, order, callback, lost, nout);
-  free(order);
-  free(callback);
-  free(lost);
+  ct_callstack_records(cs, b->v, next, head, b->n);
+  free(next);
   return 0;
 }
 
