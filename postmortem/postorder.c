@@ -420,17 +420,25 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
 
 /* The common case of match_fwd and match_back, decided without a dry run: every slot calls a
  * function that writes records, whose item is the next one (forwards: from cur; backwards:
- * below top), returned; or (forwards) calls code without records that made no callback. The
- * new position, or NONE_POS if that is not so. */
+ * below top), returned; or (forwards) calls code without records or through a pointer, and
+ * takes the returned invocations on top up to the next call's callee (its callbacks, or the
+ * pointer's target), as match_fwd takes them. The new position, or NONE_POS if that is not so.
+ * *took is set when such a call takes one; with `mark`, they are marked as match_fwd marks
+ * them (run it so once the match is known to hold: a failed match marks nothing). */
 #define NONE_POS SIZE_MAX
 static size_t simple_fwd(struct po *p, const struct slot *s, size_t k, size_t cur,
-                         const struct ct_mfunc *expect) {
+                         const struct ct_mfunc *expect, int mark, int *took) {
   for (size_t i = 0; i < k; i++) {
     const struct ct_mfunc *g = callee(p, &s[i]);
-    if (!g) { /* match_fwd would take the callbacks on top up to the next callee: none */
-      if (cur < p->n && p->st[cur].f != next_callee(p, s, i + 1, k, expect) &&
-          (p->st[cur].state == IT_DONE || p->st[cur].state == IT_TAIL))
-        return NONE_POS;
+    if (!g) {
+      const struct ct_mfunc *next = next_callee(p, s, i + 1, k, expect);
+      for (; cur < p->n && p->st[cur].f != next && p->st[cur].state == IT_DONE; cur++) {
+        *took = 1;
+        if (mark && p->st[cur].own != NONE)
+          p->recs[p->st[cur].own].callback = s[i].mb->callee ? 1 : 2;
+      }
+      if (cur < p->n && p->st[cur].f != next && p->st[cur].state == IT_TAIL)
+        return NONE_POS; /* a tail call's invocation to close: match_fwd's */
       continue;
     }
     if (cached(p, &s[i])->quiet || cur >= p->n || p->st[cur].f != g ||
@@ -600,9 +608,16 @@ static int continue_item(struct po *p, size_t j, size_t r, uint32_t start,
   pre->n = 0;
   if (it->wait && slots_add(pre, it->f, it->wait, it->mod) != 0) return 0;
   if (!chain_slots(it->f, it->mod, it->site, start, pre)) return 0;
-  size_t mid = simple_fwd(p, pre->v, pre->n, j + 1, next_callee(p, calls->v, 0, calls->n, NULL));
-  if (mid != NONE_POS && simple_fwd(p, calls->v, calls->n, mid, NULL) == p->n) {
+  const struct ct_mfunc *first = next_callee(p, calls->v, 0, calls->n, NULL);
+  int took = 0;
+  size_t mid = pre->n ? simple_fwd(p, pre->v, pre->n, j + 1, first, 0, &took) : j + 1;
+  if (mid != NONE_POS &&
+      (calls->n ? simple_fwd(p, calls->v, calls->n, mid, NULL, 0, &took) : mid) == p->n) {
     /* most records: nothing to match, or returned callees in call order on top */
+    if (took) {
+      simple_fwd(p, pre->v, pre->n, j + 1, first, 1, &took);
+      simple_fwd(p, calls->v, calls->n, mid, NULL, 1, &took);
+    }
     p->commit = 1;
     append_items(p, &it->recs, j + 1, mid);
     p->next[r] = NONE;
@@ -615,7 +630,6 @@ static int continue_item(struct po *p, size_t j, size_t r, uint32_t start,
     p->commit = commit;
     size_t cur = j + 1;
     struct list before = EMPTY, after = EMPTY;
-    const struct ct_mfunc *first = next_callee(p, calls->v, 0, calls->n, NULL);
     if (!match_fwd(p, pre->v, pre->n, &cur, p->n, first, 0, &before) ||
         !match_fwd(p, calls->v, calls->n, &cur, p->n, NULL, 0, &after) || cur != p->n)
       return 0;
@@ -637,8 +651,8 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
                     struct item *it) {
   pre->n = 0;
   if (start != 0 && !chain_slots(f, mod, 0, start, pre)) pre->n = 0; /* inside f */
-  size_t mid = simple_back(p, calls->v, calls->n, p->n);
-  size_t low = mid != NONE_POS ? simple_back(p, pre->v, pre->n, mid) : NONE_POS;
+  size_t mid = calls->n ? simple_back(p, calls->v, calls->n, p->n) : p->n;
+  size_t low = mid == NONE_POS ? NONE_POS : pre->n ? simple_back(p, pre->v, pre->n, mid) : mid;
   if (low != NONE_POS) { /* most records: nothing to match, or returned callees on top */
     p->commit = 1;
     p->recs[r].aux = 0;
