@@ -420,9 +420,10 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
 
 /* The common case of match_fwd and match_back, decided without a dry run: every slot calls a
  * function that writes records, whose item is the next one (forwards: from cur; backwards:
- * below top), returned; or (forwards) calls code without records or through a pointer, and
- * takes the returned invocations on top up to the next call's callee (its callbacks, or the
- * pointer's target), as match_fwd takes them. The new position, or NONE_POS if that is not so.
+ * below top), returned (forwards also: ended in a tail call through a pointer or into code
+ * without records); or (forwards) calls code without records or through a pointer. Such a call
+ * (the tail call too) takes the returned invocations on top up to the next call's callee (its
+ * callbacks, or the pointer's target), as match_fwd takes them. The new position, or NONE_POS if that is not so.
  * *took is set when such a call takes one; with `mark`, they are marked as match_fwd marks
  * them (run it so once the match is known to hold: a failed match marks nothing). */
 #define NONE_POS SIZE_MAX
@@ -441,10 +442,21 @@ static size_t simple_fwd(struct po *p, const struct slot *s, size_t k, size_t cu
         return NONE_POS; /* a tail call's invocation to close: match_fwd's */
       continue;
     }
-    if (cached(p, &s[i])->quiet || cur >= p->n || p->st[cur].f != g ||
-        p->st[cur].state != IT_DONE)
-      return NONE_POS;
-    cur++;
+    if (cached(p, &s[i])->quiet || cur >= p->n || p->st[cur].f != g) return NONE_POS;
+    const struct item *it = &p->st[cur++];
+    if (it->state == IT_DONE) continue;
+    if (it->state != IT_TAIL) return NONE_POS;
+    /* ended in a tail call through a pointer or into code without records (SQLite's
+     * sqlite3_mutex_enter): that call takes the invocations on top up to the next callee */
+    struct slot ts = {it->f, it->wait, it->mod};
+    if (callee(p, &ts)) return NONE_POS;
+    const struct ct_mfunc *next = next_callee(p, s, i + 1, k, expect);
+    const uint8_t how = it->wait->callee ? 1 : 2;
+    for (; cur < p->n && p->st[cur].f != next && p->st[cur].state == IT_DONE; cur++) {
+      *took = 1;
+      if (mark && p->st[cur].own != NONE) p->recs[p->st[cur].own].callback = how;
+    }
+    if (cur < p->n && p->st[cur].f != next && p->st[cur].state == IT_TAIL) return NONE_POS;
   }
   return cur;
 }
