@@ -1085,12 +1085,13 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
  * stop): walked as far as its bits go, through its deferred calls (their callees' records
  * follow), to the deferred call at `stop`, where the frame stays (its callee is the next
  * frame inwards). */
-static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p) {
+static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p,
+                           const struct ct_rec *rec) {
   struct ct_module *m = &cs->t->mods->mods[p->mod];
-  const struct ct_mfunc *f = ct_meta_find(m->meta, p->rec.fn - m->bias);
+  const struct ct_mfunc *f = ct_meta_find(m->meta, rec->fn - m->bias);
   struct ct_walk w;
-  if (!f || ct_walk_start(&w, f, p->rec.acc) != CT_WALK_BLOCK) return;
-  cs->time = p->rec.time_ns;
+  if (!f || ct_walk_start(&w, f, rec->acc) != CT_WALK_BLOCK) return;
+  cs->time = rec->time_ns;
   locate(cs, f, m, p->mod, w.site, 1); /* no flush: found by its site alone */
   if (!cs->n || cs->fr[cs->n - 1].f != f || cs->fr[cs->n - 1].kind != FR_KNOWN) return;
   cs->fr[cs->n - 1].partial = (p->flags & CT_PO_INNERMOST) ? 2 : 1;
@@ -1099,25 +1100,27 @@ static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p) {
   walk_on(cs, &w, p->mod, w.site, CT_WALK_BLOCK);
 }
 
-void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_rec *recs,
-                          const uint32_t *next, uint32_t head, size_t n) {
+void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
+                          const struct ct_po_rec *recs, const uint32_t *next, uint32_t head,
+                          size_t n) {
   const int summaries = cs->sw && !cs->t->keep_blocks;
   for (size_t i = 0, r = head; i < n && r != CT_PO_NONE; i++, r = next[r]) {
     const struct ct_po_rec *p = &recs[r];
+    const struct ct_rec rec = ct_po_get(src, p);
     if (p->flags & CT_PO_FRAME) {
       cs->po_callback = 0;
-      record_partial(cs, p);
+      record_partial(cs, p, &rec);
       continue;
     }
     cs->po_callback = p->callback;
     cs->po_lost = p->aux;
     struct ct_module *m = &cs->t->mods->mods[p->mod];
     const int gap = p->flags & CT_PO_GAP;
-    if (!(summaries && record_summarised(cs, &p->rec, m, p->mod, gap)))
-      record_walked(cs, &p->rec, m, p->mod, gap);
+    if (!(summaries && record_summarised(cs, &rec, m, p->mod, gap)))
+      record_walked(cs, &rec, m, p->mod, gap);
     cs->last_mod = m;
-    cs->last_fn = p->rec.fn;
-    cs->last_acc = p->rec.acc;
+    cs->last_fn = rec.fn;
+    cs->last_acc = rec.acc;
   }
   /* The frames' unfinished paths read from the stack have no records after them to bring
    * back the callees they wait for: a callee without records, or one that writes none,

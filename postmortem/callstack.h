@@ -42,11 +42,13 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
                        size_t from, size_t to, struct ct_module *m, uint16_t mod_index, int gap);
 
 /* Appends the steps of the records listed from recs[head] along next[] (ct_postorder's
- * order; at most n), each with the callback flag and lost calls ct_postorder wrote into it, and
+ * order; at most n; the records read through src), each with the callback flag and lost calls ct_postorder wrote into it, and
  * of the elided records before each. */
 struct ct_po_rec;
-void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_rec *recs,
-                          const uint32_t *next, uint32_t head, size_t n);
+struct ct_po_src;
+void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
+                          const struct ct_po_rec *recs, const uint32_t *next, uint32_t head,
+                          size_t n);
 
 /* The crashed frame's unfinished record starts at `site` of f: appends the steps of the
  * elided records since the last written one (e.g. the branch-free ends of callees that

@@ -107,6 +107,7 @@ struct po {
   uint32_t *next;
   int commit;
   size_t mismatches;
+  const struct ct_po_src *src; /* where the records are */
   struct ct_po_rec *recs; /* each record's callback and aux (lost calls) are written here */
   int lost;          /* the history starts after lost records (the ring wrapped) */
   size_t lost_calls; /* match_back gave up on this many first calls (their records lost) */
@@ -558,27 +559,27 @@ static int walk_record(const struct ct_mfunc *f, uint16_t mod, uint64_t acc, uin
   return 0;
 }
 
-/* The function of a record or frame, NULL if unknown. */
-static const struct ct_mfunc *frame_function(struct po *p, const struct ct_po_rec *v) {
-  struct ct_module *m = &p->mods->mods[v->mod];
-  return m->meta ? ct_meta_find(m->meta, v->rec.fn - m->bias) : NULL;
+/* The function at runtime address fn of module mod, NULL if unknown. */
+static const struct ct_mfunc *function_at(struct po *p, uint16_t mod, uint64_t fn) {
+  struct ct_module *m = &p->mods->mods[mod];
+  return m->meta ? ct_meta_find(m->meta, fn - m->bias) : NULL;
 }
 
-/* Record rec (of module mod) walked as walk_record walks it, through the walk cache: its
+/* Record (fn, acc) of module mod walked as walk_record walks it, through the walk cache: its
  * function (NULL if unknown) and *ok whether it walks; the rest as walk_record's. */
-static const struct ct_mfunc *record_walk(struct po *p, const struct ct_po_rec *rec, int *ok,
-                                          uint32_t *start, struct slots *calls, uint8_t *state,
-                                          uint32_t *site, const struct ct_mblock **wait) {
-  uint64_t fn = rec->rec.fn, acc = rec->rec.acc;
-  uint64_t h = ((fn >> 4) ^ acc ^ ((uint64_t)rec->mod << 48)) * 0x9E3779B97F4A7C15ull;
+static const struct ct_mfunc *record_walk(struct po *p, uint64_t fn, uint64_t acc, uint16_t mod,
+                                          int *ok, uint32_t *start, struct slots *calls,
+                                          uint8_t *state, uint32_t *site,
+                                          const struct ct_mblock **wait) {
+  uint64_t h = ((fn >> 4) ^ acc ^ ((uint64_t)mod << 48)) * 0x9E3779B97F4A7C15ull;
   struct walk_cache *c = &p->walks[h >> (64 - WALK_CACHE_BITS)];
-  if (c->fn != fn || c->acc != acc || c->mod != rec->mod) {
-    const struct ct_mfunc *f = frame_function(p, rec);
+  if (c->fn != fn || c->acc != acc || c->mod != mod) {
+    const struct ct_mfunc *f = function_at(p, mod, fn);
     calls->n = 0;
     uint8_t st = IT_DONE;
     uint32_t at = 0, next = 0;
     const struct ct_mblock *w = NULL;
-    int walks = f && walk_record(f, rec->mod, acc, &at, calls, &st, &next, &w);
+    int walks = f && walk_record(f, mod, acc, &at, calls, &st, &next, &w);
     /* the calls kept for the cache; when they outgrow it, the cache starts again */
     if (p->nwalk_calls + calls->n > p->walk_calls_cap) {
       memset(p->walks, 0, sizeof *p->walks << WALK_CACHE_BITS);
@@ -595,7 +596,7 @@ static const struct ct_mfunc *record_walk(struct po *p, const struct ct_po_rec *
         p->walk_calls_cap = cap;
       }
     }
-    *c = (struct walk_cache){fn, acc, f, rec->mod, (uint8_t)walks, st, at, next, w,
+    *c = (struct walk_cache){fn, acc, f, mod, (uint8_t)walks, st, at, next, w,
                              (uint32_t)p->nwalk_calls, (uint32_t)calls->n};
     for (size_t i = 0; i < calls->n; i++) p->walk_calls[p->nwalk_calls++] = calls->v[i].mb;
   } else {
@@ -699,11 +700,11 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
 
 /* A frame's unfinished path (a ct_po_rec with a stop): the deferred calls it passed before the
  * one it is in, into `calls`. 0 if it does not reach that call. */
-static int walk_partial(const struct ct_mfunc *f, uint16_t mod, const struct ct_po_rec *v,
+static int walk_partial(const struct ct_mfunc *f, uint16_t mod, uint64_t acc, uint32_t stop_at,
                         int innermost, uint32_t *start, struct slots *calls,
                         const struct ct_mblock **stop) {
   struct ct_walk w;
-  int st = ct_walk_start(&w, f, v->rec.acc);
+  int st = ct_walk_start(&w, f, acc);
   uint32_t blocks = 0;
   *start = w.site;
   for (uint32_t guard = 0; guard < (1u << 26); guard++) {
@@ -713,7 +714,7 @@ static int walk_partial(const struct ct_mfunc *f, uint16_t mod, const struct ct_
       continue;
     }
     if (st != CT_WALK_DEFER) return 0;
-    if (blocks == v->aux) { /* the innermost frame's call there returned: its callee's too */
+    if (blocks == stop_at) { /* the innermost frame's call there returned: its callee's too */
       *stop = &f->blocks[w.block];
       return !innermost || slots_add(calls, f, &f->blocks[w.block], mod) == 0;
     }
@@ -731,12 +732,14 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
                         struct slots *calls, size_t *anchor) {
   for (size_t r = from; r < n; r++) {
     p->next[r] = NONE;
-    const struct ct_mfunc *f = frame_function(p, &recs[r]);
+    const struct ct_rec fr = ct_po_get(p->src, &recs[r]);
+    const struct ct_mfunc *f = function_at(p, recs[r].mod, fr.fn);
     uint32_t start = 0;
     calls->n = 0;
     const struct ct_mblock *stop = NULL;
     const int innermost = (recs[r].flags & CT_PO_INNERMOST) != 0;
-    if (!f || !walk_partial(f, recs[r].mod, &recs[r], innermost, &start, calls, &stop)) {
+    if (!f || !walk_partial(f, recs[r].mod, fr.acc, recs[r].aux, innermost, &start, calls,
+                            &stop)) {
       p->mismatches++;
       continue; /* the model is not given it */
     }
@@ -746,7 +749,8 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
      * next frame inwards, with its own unfinished path.) */
     struct slot ss = {f, stop, recs[r].mod};
     if (!innermost && stop->callee && cached(p, &ss)->quiet == 2 &&
-        (r + 1 == n || frame_function(p, &recs[r + 1]) != callee(p, &ss))) {
+        (r + 1 == n ||
+         function_at(p, recs[r + 1].mod, ct_po_get(p->src, &recs[r + 1]).fn) != callee(p, &ss))) {
       const struct ct_mfunc *g = callee(p, &ss);
       struct slots more;
       slots_init(&more);
@@ -820,11 +824,11 @@ static void frozen_callbacks(struct po *p) {
   }
 }
 
-int ct_postorder(struct ct_modset *mods, struct ct_po_rec *recs, size_t n, size_t nframes,
-                 uint32_t *next, uint32_t *head, size_t *mismatches) {
+int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_po_rec *recs,
+                 size_t n, size_t nframes, uint32_t *next, uint32_t *head, size_t *mismatches) {
   *head = NONE;
   if (n >= NONE) return -1;
-  struct po p = {.mods = mods, .next = next, .commit = 1, .recs = recs};
+  struct po p = {.mods = mods, .next = next, .commit = 1, .src = src, .recs = recs};
   p.lost = n && (recs[0].flags & CT_PO_GAP);
   struct slots calls, pre;
   slots_init(&calls);
@@ -841,8 +845,9 @@ int ct_postorder(struct ct_modset *mods, struct ct_po_rec *recs, size_t n, size_
     struct item it = {NULL, recs[r].mod, IT_DONE, 0, NULL, {(uint32_t)r, (uint32_t)r}, (uint32_t)r};
     uint32_t start = 0;
     int walks = 0;
-    const struct ct_mfunc *f = it.f =
-        record_walk(&p, &recs[r], &walks, &start, &calls, &it.state, &it.site, &it.wait);
+    const struct ct_rec rr = ct_po_get(src, &recs[r]);
+    const struct ct_mfunc *f = it.f = record_walk(&p, rr.fn, rr.acc, recs[r].mod, &walks, &start,
+                                                  &calls, &it.state, &it.site, &it.wait);
     if (!walks) {
       p.mismatches++; /* the model reports it */
       p.commit = 1;

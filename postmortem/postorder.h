@@ -11,17 +11,31 @@
 #include "decoder.h"
 #include "module_files.h"
 
+/* Where the gathered records are: each record stays in its ring chunk in the mapped dump
+ * and is named by its chunk's index here and its slot (ct_po_rec.ref = chunk << shift | slot),
+ * so the 4 M records of a 64 MB dump take 12 bytes each, not a copy of 32; a frame's
+ * accumulator read from the stack (CT_PO_FRAME) is frames[ref]. */
+struct ct_po_chunk {
+  const uint64_t *w; /* the chunk's first record slot */
+  uint64_t fn_base, clock, step; /* as ct_slot_rec takes them */
+};
+struct ct_po_src {
+  struct ct_po_chunk *chunks;
+  size_t nchunks, cap;
+  unsigned shift; /* slot bits: the largest chunk's record slots fit */
+  struct ct_rec *frames;
+};
+
 /* A record of the thread, in the order the rings give (segments merged across modules), or a
  * suspended frame's unfinished path (CT_PO_FRAME). ct_postorder writes its answers for each
- * record into the record itself (callback, aux), so a 64 MB dump's 4 M records need no
- * arrays beside them but the parse's links. */
+ * record into the record itself (callback, aux). */
 enum {
   CT_PO_GAP = 1,       /* history before it was lost */
   CT_PO_FRAME = 2,     /* a frame's accumulator, not a record (aux: its stop) */
   CT_PO_INNERMOST = 4, /* a frame: the innermost instrumented one (its call there returned) */
 };
 struct ct_po_rec {
-  struct ct_rec rec;
+  uint32_t ref;     /* where it is (struct ct_po_src) */
   uint16_t mod;     /* index in the module set */
   uint8_t flags;    /* CT_PO_* */
   uint8_t callback; /* out: the entry of an invocation that a call into code without records
@@ -35,6 +49,16 @@ struct ct_po_rec {
                        returned; an outer frame: the one it is in) */
 };
 
+/* The record p names (a gathered record always reads back as one). */
+static inline struct ct_rec ct_po_get(const struct ct_po_src *src, const struct ct_po_rec *p) {
+  struct ct_rec r = {0, 0, 0};
+  if (p->flags & CT_PO_FRAME) return src->frames[p->ref];
+  const struct ct_po_chunk *c = &src->chunks[p->ref >> src->shift];
+  size_t s = p->ref & ((1u << src->shift) - 1);
+  ct_slot_rec(c->w[2 * s], c->w[2 * s + 1], c->fn_base, c->clock, c->step, s, &r);
+  return r;
+}
+
 /* recs[0..n - nframes): the records; recs[n - nframes..n): the accumulators of the crashed
  * thread's frames suspended in deferred calls (CT_PO_FRAME), outermost first.
  * Out: *head and next[0..n) list the records, each before the records of the calls it deferred
@@ -43,7 +67,7 @@ struct ct_po_rec {
  * *mismatches: records that fit no invocation (kept where they were, for the model to
  * resynchronise on). Returns 0, or -1 when out of memory (or given 2^32 - 1 records or more). */
 #define CT_PO_NONE UINT32_MAX
-int ct_postorder(struct ct_modset *mods, struct ct_po_rec *recs, size_t n, size_t nframes,
-                 uint32_t *next, uint32_t *head, size_t *mismatches);
+int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_po_rec *recs,
+                 size_t n, size_t nframes, uint32_t *next, uint32_t *head, size_t *mismatches);
 
 #endif

@@ -960,7 +960,7 @@ static uint32_t deferred_stop(const struct ct_mfunc *f, uint64_t acc,
 }
 
 size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
-                                struct ct_po_rec *out, size_t max) {
+                                struct ct_po_rec *out, struct ct_rec *recs, size_t max) {
   struct raw_frame *frames = calloc(CT_MAX_FRAMES, sizeof *frames);
   size_t k = 0, shown = th->nstack;
   if (!frames) return 0;
@@ -993,8 +993,8 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
     uint32_t stop = deferred_stop(f, acc, inner, innermost, call);
     if (stop) {
       uint64_t time = th->nsteps ? th->steps[th->nsteps - 1].time_ns : t->dump->process.monotonic_ns;
-      out[k++] = (struct ct_po_rec){{f->addr + rf->mod->bias, acc, time},
-                                    (uint16_t)(rf->mod - t->mods->mods),
+      recs[k] = (struct ct_rec){f->addr + rf->mod->bias, acc, time};
+      out[k++] = (struct ct_po_rec){0, (uint16_t)(rf->mod - t->mods->mods),
                                     (uint8_t)(CT_PO_FRAME | (innermost ? CT_PO_INNERMOST : 0)),
                                     0, stop};
       if (innermost) {
@@ -1010,7 +1010,11 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
     struct ct_po_rec x = out[a];
     out[a] = out[b];
     out[b] = x;
+    struct ct_rec y = recs[a];
+    recs[a] = recs[b];
+    recs[b] = y;
   }
+  for (size_t i = 0; i < k; i++) out[i].ref = (uint32_t)i;
   return k;
 }
 

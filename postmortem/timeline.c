@@ -86,13 +86,15 @@ static int any_defers(const struct ct_modset *ms) {
   return 0;
 }
 
-/* Records of a thread with deferred calls, gathered in ring order and decoded in the order
- * postorder.c puts them in; sized once for a record per ring slot and the crashed thread's
- * suspended frames at the end (never grown, never copied: a 64 MB ring holds 4 M). */
+/* Records of a thread with deferred calls, named in ring order (each stays in the mapped dump,
+ * ct_po_src) and decoded in the order postorder.c puts them in; sized once for a record per
+ * ring slot and the crashed thread's suspended frames at the end (never grown, never copied:
+ * a 64 MB ring holds 4 M). */
 #define PO_MAX_FRAMES 256
 struct po_buf {
   struct ct_po_rec *v;
   size_t n;
+  struct ct_po_src src;
 };
 
 /* The records of slots [from, to) of chunk c, appended to b (ct_callstack_chunk's loop, kept
@@ -100,13 +102,15 @@ struct po_buf {
 static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t c, size_t from,
                      size_t to, uint16_t mod, int gap) {
   const uint64_t *w = sr->live[c] + 2 * CT_CHUNK_HEADER_SLOTS;
+  const uint32_t chunk = (uint32_t)b->src.nchunks << b->src.shift;
+  b->src.chunks[b->src.nchunks++] = (struct ct_po_chunk){w, sr->fn_base, sr->clock[c], sr->step[c]};
   for (size_t s = from; s < to; s++) {
     if ((s & 3) == 0) __builtin_prefetch(&w[2 * s + 256]);
     struct ct_rec r;
     if (!ct_slot_rec(w[2 * s], w[2 * s + 1], sr->fn_base, sr->clock[c], sr->step[c], s, &r) ||
         !r.fn)
       continue;
-    b->v[b->n++] = (struct ct_po_rec){r, mod, gap ? CT_PO_GAP : 0, 0, 0};
+    b->v[b->n++] = (struct ct_po_rec){chunk | (uint32_t)s, mod, gap ? CT_PO_GAP : 0, 0, 0};
     gap = 0;
   }
   return gap;
@@ -116,12 +120,13 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
                      struct po_buf *b, int crashed) {
   size_t nframes = 0;
   if (crashed && t->dump->has_regs) { /* the stack's suspended frames go last */
-    nframes = ct_stack_deferred_frames(t, th, b->v + b->n, PO_MAX_FRAMES);
+    nframes = ct_stack_deferred_frames(t, th, b->v + b->n, b->src.frames, PO_MAX_FRAMES);
     b->n += nframes;
   }
   uint32_t *next = malloc((b->n ? b->n : 1) * sizeof *next), head;
   size_t mismatched = 0;
-  if (!next || ct_postorder(t->mods, b->v, b->n, nframes, next, &head, &mismatched) != 0) {
+  if (!next ||
+      ct_postorder(t->mods, &b->src, b->v, b->n, nframes, next, &head, &mismatched) != 0) {
     free(next);
     return -1;
   }
@@ -129,9 +134,27 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
     ct_timeline_warn(t, "thread %u: %zu records of functions built with deferred calls fit no "
                      "call of the records around them: decoded where they were", th->tid,
                      mismatched);
-  ct_callstack_records(cs, b->v, next, head, b->n);
+  ct_callstack_records(cs, &b->src, b->v, next, head, b->n);
   free(next);
   return 0;
+}
+
+/* Room for the records of segments seg[0..nseg) and the frames: a slot each, a chunk entry per
+ * chunk a segment touches, and slot numbers wide enough for the largest chunk. -1 when out of
+ * memory or when the chunks outnumber what a 32-bit reference names (64 GB of rings). */
+static int po_reserve(struct po_buf *b, const struct segment *seg, size_t nseg) {
+  size_t slots = PO_MAX_FRAMES, chunks = 0, widest = 1;
+  for (size_t s = 0; s < nseg; s++) {
+    slots += seg[s].n;
+    chunks += seg[s].n / seg[s].rr->slots + 2;
+    if (seg[s].rr->slots > widest) widest = seg[s].rr->slots;
+  }
+  while (((size_t)1 << b->src.shift) < widest) b->src.shift++;
+  if (b->src.shift >= 32 || chunks >= ((size_t)1 << (32 - b->src.shift))) return -1;
+  b->v = malloc(slots * sizeof *b->v);
+  b->src.chunks = malloc((chunks ? chunks : 1) * sizeof *b->src.chunks);
+  b->src.frames = malloc(PO_MAX_FRAMES * sizeof *b->src.frames);
+  return b->v && b->src.chunks && b->src.frames ? 0 : -1;
 }
 
 /* Orders and decodes all rings of one thread. Its call-stack model goes to *keep if asked
@@ -179,11 +202,7 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
     }
   }
   if (nseg) qsort(seg, nseg, sizeof *seg, seg_cmp);
-  if (defers) {
-    size_t slots = PO_MAX_FRAMES;
-    for (size_t s = 0; s < nseg; s++) slots += seg[s].n;
-    if (!(po.v = malloc(slots * sizeof *po.v))) goto out;
-  }
+  if (defers && po_reserve(&po, seg, nseg) != 0) goto out;
   uint64_t last_stamp = CT_NO_STAMP;
   for (size_t s = 0; s < nseg; s++) {
     struct ct_module *m = ct_modules_by_dump_id(t->mods, seg[s].module);
@@ -208,6 +227,8 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
   rc = 0;
 out:
   free(po.v);
+  free(po.src.chunks);
+  free(po.src.frames);
   if (rr)
     for (size_t i = 0; i < d->nrings; i++) ct_ring_records_free(&rr[i]);
   free(rr);
