@@ -108,6 +108,8 @@ struct po {
   int commit;
   size_t mismatches;
   const struct ct_po_src *src; /* where the records are */
+  struct mark { uint32_t from, to; uint8_t how; } marks[32]; /* simple_fwd's callbacks */
+  size_t nmarks;
   struct ct_po_rec *recs; /* each record's callback and aux (lost calls) are written here */
   int lost;          /* the history starts after lost records (the ring wrapped) */
   size_t lost_calls; /* match_back gave up on this many first calls (their records lost) */
@@ -424,42 +426,47 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
  * below top), returned (forwards also: ended in a tail call through a pointer or into code
  * without records); or (forwards) calls code without records or through a pointer. Such a call
  * (the tail call too) takes the returned invocations on top up to the next call's callee (its
- * callbacks, or the pointer's target), as match_fwd takes them. The new position, or NONE_POS if that is not so.
- * *took is set when such a call takes one; with `mark`, they are marked as match_fwd marks
- * them (run it so once the match is known to hold: a failed match marks nothing). */
+ * callbacks, or the pointer's target), as match_fwd takes them. The new position, or NONE_POS
+ * if that is not so. The invocations such calls take are noted in p->marks, for apply_marks to
+ * mark as match_fwd marks them once the match is known to hold (a failed match marks nothing). */
 #define NONE_POS SIZE_MAX
 static size_t simple_fwd(struct po *p, const struct slot *s, size_t k, size_t cur,
-                         const struct ct_mfunc *expect, int mark, int *took) {
+                         const struct ct_mfunc *expect) {
   for (size_t i = 0; i < k; i++) {
     const struct ct_mfunc *g = callee(p, &s[i]);
-    if (!g) {
-      const struct ct_mfunc *next = next_callee(p, s, i + 1, k, expect);
-      for (; cur < p->n && p->st[cur].f != next && p->st[cur].state == IT_DONE; cur++) {
-        *took = 1;
-        if (mark && p->st[cur].own != NONE)
-          p->recs[p->st[cur].own].callback = s[i].mb->callee ? 1 : 2;
-      }
-      if (cur < p->n && p->st[cur].f != next && p->st[cur].state == IT_TAIL)
-        return NONE_POS; /* a tail call's invocation to close: match_fwd's */
-      continue;
+    uint8_t how = s[i].mb->callee ? 1 : 2;
+    if (g) {
+      if (cached(p, &s[i])->quiet || cur >= p->n || p->st[cur].f != g) return NONE_POS;
+      const struct item *it = &p->st[cur++];
+      if (it->state == IT_DONE) continue;
+      if (it->state != IT_TAIL) return NONE_POS;
+      /* ended in a tail call through a pointer or into code without records (SQLite's
+       * sqlite3_mutex_enter): that call takes the invocations on top up to the next callee */
+      struct slot ts = {it->f, it->wait, it->mod};
+      if (callee(p, &ts)) return NONE_POS;
+      how = it->wait->callee ? 1 : 2;
     }
-    if (cached(p, &s[i])->quiet || cur >= p->n || p->st[cur].f != g) return NONE_POS;
-    const struct item *it = &p->st[cur++];
-    if (it->state == IT_DONE) continue;
-    if (it->state != IT_TAIL) return NONE_POS;
-    /* ended in a tail call through a pointer or into code without records (SQLite's
-     * sqlite3_mutex_enter): that call takes the invocations on top up to the next callee */
-    struct slot ts = {it->f, it->wait, it->mod};
-    if (callee(p, &ts)) return NONE_POS;
+    /* code without records, a call through a pointer, or such a tail call: the invocations on
+     * top up to the next call's callee are its callbacks, or the pointer's target */
     const struct ct_mfunc *next = next_callee(p, s, i + 1, k, expect);
-    const uint8_t how = it->wait->callee ? 1 : 2;
-    for (; cur < p->n && p->st[cur].f != next && p->st[cur].state == IT_DONE; cur++) {
-      *took = 1;
-      if (mark && p->st[cur].own != NONE) p->recs[p->st[cur].own].callback = how;
+    size_t from = cur;
+    while (cur < p->n && p->st[cur].f != next && p->st[cur].state == IT_DONE) cur++;
+    if (cur < p->n && p->st[cur].f != next && p->st[cur].state == IT_TAIL)
+      return NONE_POS; /* a tail call's invocation to close: match_fwd's */
+    if (cur > from) {
+      if (p->nmarks == sizeof p->marks / sizeof p->marks[0]) return NONE_POS;
+      p->marks[p->nmarks++] = (struct mark){(uint32_t)from, (uint32_t)cur, how};
     }
-    if (cur < p->n && p->st[cur].f != next && p->st[cur].state == IT_TAIL) return NONE_POS;
   }
   return cur;
+}
+
+/* The callback marks simple_fwd noted, applied once its match holds. */
+static void apply_marks(struct po *p) {
+  for (size_t m = 0; m < p->nmarks; m++)
+    for (uint32_t j = p->marks[m].from; j < p->marks[m].to; j++)
+      if (p->st[j].own != NONE) p->recs[p->st[j].own].callback = p->marks[m].how;
+  p->nmarks = 0;
 }
 
 static size_t simple_back(struct po *p, const struct slot *s, size_t k, size_t top) {
@@ -622,15 +629,12 @@ static int continue_item(struct po *p, size_t j, size_t r, uint32_t start,
   if (it->wait && slots_add(pre, it->f, it->wait, it->mod) != 0) return 0;
   if (!chain_slots(it->f, it->mod, it->site, start, pre)) return 0;
   const struct ct_mfunc *first = next_callee(p, calls->v, 0, calls->n, NULL);
-  int took = 0;
-  size_t mid = pre->n ? simple_fwd(p, pre->v, pre->n, j + 1, first, 0, &took) : j + 1;
+  p->nmarks = 0;
+  size_t mid = pre->n ? simple_fwd(p, pre->v, pre->n, j + 1, first) : j + 1;
   if (mid != NONE_POS &&
-      (calls->n ? simple_fwd(p, calls->v, calls->n, mid, NULL, 0, &took) : mid) == p->n) {
+      (calls->n ? simple_fwd(p, calls->v, calls->n, mid, NULL) : mid) == p->n) {
     /* most records: nothing to match, or returned callees in call order on top */
-    if (took) {
-      simple_fwd(p, pre->v, pre->n, j + 1, first, 1, &took);
-      simple_fwd(p, calls->v, calls->n, mid, NULL, 1, &took);
-    }
+    apply_marks(p);
     p->commit = 1;
     append_items(p, &it->recs, j + 1, mid);
     p->next[r] = NONE;
