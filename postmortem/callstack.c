@@ -341,7 +341,8 @@ static void suspend(struct ct_callstack *cs, const struct ct_walk *w) {
 
 /* The innermost frame, of s->f, has made summary s's steps: applies its end, a deferred call
  * (suspended there, the next segment to come from the summaries too) or the record's end. */
-static inline void summary_end(struct ct_callstack *cs, const struct ct_sw_summary *s) {
+static inline __attribute__((always_inline)) void summary_end(struct ct_callstack *cs,
+                                                              const struct ct_sw_summary *s) {
   if (!cs->n || cs->fr[cs->n - 1].f != s->f) return;
   if (s->defer) {
     struct susp sp = {.fn = s->fn, .acc = s->acc, .seg = s->seg, .summarised = 1};
