@@ -929,11 +929,9 @@ static inline int may_start_elsewhere(const struct ct_callstack *cs, const struc
  * suspended at the deferred call that ends it (the rest from the summaries as the callees
  * return) or ended. Records whose first deferred calls' callees were lost, and frames read from
  * the stack, are walked instead. */
-static __attribute__((noinline)) int record_summarised_defers(struct ct_callstack *cs,
-                                                              const struct ct_sw_summary *s,
-                                                              const struct ct_rec *r,
-                                                              struct ct_module *m, uint16_t mod,
-                                                              int gap) {
+static inline __attribute__((always_inline)) int
+record_summarised_defers(struct ct_callstack *cs, const struct ct_sw_summary *s,
+                         const struct ct_rec *r, struct ct_module *m, uint16_t mod, int gap) {
   if (cs->po_lost) return 0;
   const struct ct_mfunc *f = s->f;
   uint32_t site = s->site;
@@ -966,20 +964,34 @@ static __attribute__((noinline)) int record_summarised_defers(struct ct_callstac
   return 1;
 }
 
-/* Windowed decoding of a record that decodes cleanly, from its summary (step_window.c: most
- * records are repeats, found in the cache without a function lookup or a walk). Returns 0 for
- * a record the caller must walk (and warn about) itself. */
-static inline __attribute__((always_inline)) int record_summarised(struct ct_callstack *cs,
+/* The same, out of line: the ring build's loop meets no deferring function, and keeps its
+ * registers for its own work. */
+static __attribute__((noinline)) int record_summarised_defers_call(struct ct_callstack *cs,
+                                                                   const struct ct_sw_summary *s,
                                                                    const struct ct_rec *r,
                                                                    struct ct_module *m,
                                                                    uint16_t mod, int gap) {
+  return record_summarised_defers(cs, s, r, m, mod, gap);
+}
+
+/* Windowed decoding of a record that decodes cleanly, from its summary (step_window.c: most
+ * records are repeats, found in the cache without a function lookup or a walk). Returns 0 for
+ * a record the caller must walk (and warn about) itself. defers_inline: a constant, whether a
+ * deferring function's record is taken inline (the deferred path's loop) or by a call. */
+static inline __attribute__((always_inline)) int record_summarised(struct ct_callstack *cs,
+                                                                   const struct ct_rec *r,
+                                                                   struct ct_module *m,
+                                                                   uint16_t mod, int gap,
+                                                                   const int defers_inline) {
   struct ct_sw_summary *s = ct_sw_slot(cs->sw, r->fn, r->acc, 0);
   if (!ct_sw_hit(s, r->fn, r->acc, 0)) {
     const struct ct_mfunc *f = ct_meta_find(m->meta, r->fn - m->bias);
     if (!f || !ct_sw_summarise(s, r->fn, f, r->acc, 0)) return 0;
   }
   if (may_start_elsewhere(cs, s->f)) return 0; /* walked as full decoding walks it */
-  if (s->f->flags & CT_FN_DEFERS) return record_summarised_defers(cs, s, r, m, mod, gap);
+  if (s->f->flags & CT_FN_DEFERS)
+    return defers_inline ? record_summarised_defers(cs, s, r, m, mod, gap)
+                         : record_summarised_defers_call(cs, s, r, m, mod, gap);
   cs->th->records++;
   cs->time = r->time_ns;
   cs->gap |= gap;
@@ -1069,7 +1081,8 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
     if ((j & 3) == 0) __builtin_prefetch(&w[2 * j + 256]);
     struct ct_rec r; /* the chunk's values in registers: not reloaded per slot */
     if (!ct_slot_rec(w[2 * j], w[2 * j + 1], base, clock, step, j, &r) || !r.fn) continue;
-    if (!(summaries && record_summarised(cs, &r, m, mod, gap))) record_walked(cs, &r, m, mod, gap);
+    if (!(summaries && record_summarised(cs, &r, m, mod, gap, 0)))
+      record_walked(cs, &r, m, mod, gap);
     gap = 0;
     last_fn = r.fn;
     last_acc = r.acc;
@@ -1117,7 +1130,7 @@ void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
     cs->po_lost = p->aux;
     struct ct_module *m = &cs->t->mods->mods[p->mod];
     const int gap = p->flags & CT_PO_GAP;
-    if (!(summaries && record_summarised(cs, &rec, m, p->mod, gap)))
+    if (!(summaries && record_summarised(cs, &rec, m, p->mod, gap, 1)))
       record_walked(cs, &rec, m, p->mod, gap);
     cs->last_mod = m;
     cs->last_fn = rec.fn;
