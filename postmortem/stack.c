@@ -326,14 +326,19 @@ static const struct ct_mline *call_before_site(const struct ct_mfunc *f, uint32_
  * up to it. Returns that line's index in mb (its first occurrence: no line shown that may not
  * have run), or -1 when the row's line is not in the block (the code of line 0 is then most
  * likely at the block's start, a check or edge code, and none of its lines has run), or when
- * it is `call`'s line: the pc is where that call returned to, and the block has run nothing
- * yet. (The row after the pc says nothing sure: its line may not have begun.) */
+ * it is `call`'s row (its line and column): the pc is where that call returned to, and the
+ * block has run nothing yet. (The row after the pc says nothing sure: its line may not have
+ * begun.) */
 static long line0_position(const struct raw_frame *rf, uint64_t fn_start,
                            const struct ct_mblock *mb, const struct ct_mline *call) {
   struct ct_dwarf *dw = rf->mod ? ct_module_dwarf(rf->mod) : NULL;
   struct ct_srcloc before;
   if (!dw || !fn_start || !ct_dwarf_line_before(dw, fn_start, rf->link, &before)) return -1;
-  if (call && same_line(call, &before)) return -1;
+  /* the call's own row: the return address's code (a different column on the same line is a
+   * later row: the block ran up to it, as -O0's `return f();` after the callee returned) */
+  if (call && same_line(call, &before) &&
+      (!call->col || !before.column || call->col == before.column))
+    return -1;
   return block_line(mb, &before);
 }
 

@@ -295,6 +295,32 @@ def line0_block_start(args):
         len(tested), "; ".join(bad) if bad else "the last line right at each")
 
 
+def line0_after_return(args):
+    r = Repro(args, "line0_after_return", "O0")
+    entry = int(sh(["readelf", "-h", r.exe]).stdout.split("Entry point address:")[1].split()[0], 16)
+    ins, rel = r.instructions("get")
+    lo, hi = ins[0][0], ins[-1][0]
+    rows = [(int(l.split()[0], 16), int(l.split()[1])) for l in
+            sh(["llvm-dwarfdump-14", "--debug-line", r.exe]).stdout.splitlines()
+            if l.startswith("0x") and "end_sequence" not in l]
+    zero = sorted(va for va, line in rows if line == 0 and lo <= va <= hi)
+    bad, tested = [], []
+    for va in zero:
+        try:
+            o, t = r.run("-a", "%d:5" % (va - entry))
+        except IndexError:  # not run 5 times
+            continue
+        tested.append(va)
+        # After inner() returned and get()'s return block ran its test: get()'s line is the
+        # CPU's last, and the timeline's.
+        if t[-1] != o[-1]:
+            bad.append("get+%#x: CPU's last line %d, timeline's %d" % (va - lo, o[-1], t[-1]))
+    if not tested:
+        return True, "no line-0 instruction of get() ran: nothing tested"
+    return bool(bad), "%d line-0 instructions interrupted; %s" % (
+        len(tested), "; ".join(bad) if bad else "the last line right at each")
+
+
 def check_flush_signal(args):
     r = Repro(args, "check_flush_signal", "O2")
     ins, rel = r.instructions("work")
@@ -549,7 +575,7 @@ def flush_fragment_signal(args):
 CHECKS = [decl_line, libc_call, lifetime_lines, crash_line_twice, line0_crash_step, prologue_signal,
           refill_signal, edge_store_signal, valgrind_dwarf5, lua_dispatch, line_order, entry_hoist,
           check_flush_signal, call_signal, line0_block_start, sunk_case_code, call_result_spill,
-          return_flush_epilogue, call_args_after_flush, flush_fragment_signal]
+          return_flush_epilogue, call_args_after_flush, flush_fragment_signal, line0_after_return]
 
 
 def main():
