@@ -268,57 +268,52 @@ def edge_store_signal(args):
         len(stores), "; ".join(bad) if bad else "every last 8 lines right")
 
 
-def line0_block_start(args):
-    bad, tested = [], []
-    for opt, fn in (("O2", "cell_info"), ("O0", "unlink_node")):
-        r = Repro(args, "line0_block_start", opt, "." + opt)
-        entry = int(sh(["readelf", "-h", r.exe]).stdout.split("Entry point address:")[1].split()[0], 16)
-        ins, rel = r.instructions(fn)
-        lo, hi = ins[0][0], ins[-1][0]
-        rows = [(int(l.split()[0], 16), int(l.split()[1])) for l in
-                sh(["llvm-dwarfdump-14", "--debug-line", r.exe]).stdout.splitlines()
-                if l.startswith("0x") and "end_sequence" not in l]
-        zero = sorted(va for va, line in rows if line == 0 and lo <= va <= hi)
-        for va in zero:
-            try:
-                o, t = r.run("-a", "%d:5" % (va - entry))
-            except IndexError:  # not run 5 times (a cold path)
-                continue
-            tested.append(va)
-            # Each is at a block's start, before its first line (a register copy, a jump to
-            # the next block): the timeline's last step is the CPU's last line.
-            if t[-1] != o[-1]:
-                bad.append("%s %s+%#x: CPU's last line %d, timeline's %d" % (opt, fn, va - lo, o[-1], t[-1]))
-    if not tested:
-        return True, "no line-0 instruction of cell_info() or unlink_node() ran: nothing tested"
-    return bool(bad), "%d line-0 instructions interrupted; %s" % (
-        len(tested), "; ".join(bad) if bad else "the last line right at each")
-
-
-def line0_after_return(args):
-    r = Repro(args, "line0_after_return", "O0")
+def line0_runs(r, fn):
+    """Every instruction of fn whose line-table row has line 0, interrupted on its 5th run:
+    (address, the CPU's lines, the timeline's lines); instructions not run 5 times left out."""
     entry = int(sh(["readelf", "-h", r.exe]).stdout.split("Entry point address:")[1].split()[0], 16)
-    ins, rel = r.instructions("get")
+    ins, rel = r.instructions(fn)
     lo, hi = ins[0][0], ins[-1][0]
     rows = [(int(l.split()[0], 16), int(l.split()[1])) for l in
             sh(["llvm-dwarfdump-14", "--debug-line", r.exe]).stdout.splitlines()
             if l.startswith("0x") and "end_sequence" not in l]
-    zero = sorted(va for va, line in rows if line == 0 and lo <= va <= hi)
-    bad, tested = [], []
-    for va in zero:
+    runs = []
+    for va in sorted(va for va, line in rows if line == 0 and lo <= va <= hi):
         try:
             o, t = r.run("-a", "%d:5" % (va - entry))
-        except IndexError:  # not run 5 times
+        except IndexError:  # not run 5 times (a cold path)
             continue
-        tested.append(va)
-        # After inner() returned and get()'s return block ran its test: get()'s line is the
-        # CPU's last, and the timeline's.
-        if t[-1] != o[-1]:
-            bad.append("get+%#x: CPU's last line %d, timeline's %d" % (va - lo, o[-1], t[-1]))
+        runs.append((va - lo, o, t))
+    return runs
+
+
+def line0_block_start(args):
+    bad, tested = [], 0
+    for opt, fn in (("O2", "cell_info"), ("O0", "unlink_node")):
+        r = Repro(args, "line0_block_start", opt, "." + opt)
+        for off, o, t in line0_runs(r, fn):
+            tested += 1
+            # Each is at a block's start, before its first line (a register copy, a jump to
+            # the next block): the timeline's last step is the CPU's last line.
+            if t[-1] != o[-1]:
+                bad.append("%s %s+%#x: CPU's last line %d, timeline's %d" % (opt, fn, off, o[-1], t[-1]))
     if not tested:
+        return True, "no line-0 instruction of cell_info() or unlink_node() ran: nothing tested"
+    return bool(bad), "%d line-0 instructions interrupted; %s" % (
+        tested, "; ".join(bad) if bad else "the last line right at each")
+
+
+def line0_after_return(args):
+    r = Repro(args, "line0_after_return", "O0")
+    runs = line0_runs(r, "get")
+    # After inner() returned and get()'s return block ran its test: get()'s line is the CPU's
+    # last, and the timeline's.
+    bad = ["get+%#x: CPU's last line %d, timeline's %d" % (off, o[-1], t[-1])
+           for off, o, t in runs if t[-1] != o[-1]]
+    if not runs:
         return True, "no line-0 instruction of get() ran: nothing tested"
     return bool(bad), "%d line-0 instructions interrupted; %s" % (
-        len(tested), "; ".join(bad) if bad else "the last line right at each")
+        len(runs), "; ".join(bad) if bad else "the last line right at each")
 
 
 def check_flush_signal(args):
