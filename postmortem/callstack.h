@@ -42,8 +42,8 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
                        size_t from, size_t to, struct ct_module *m, uint16_t mod_index, int gap);
 
 /* Appends the steps of the records listed from recs[head] along next[] (ct_postorder's
- * order; at most n; the records read through src), each with the callback flag and lost calls ct_postorder wrote into it, and
- * of the elided records before each. */
+ * order; at most n; the records read through src), each with the callback flag and lost calls
+ * ct_postorder wrote into it, and of the elided records before each. */
 struct ct_po_rec;
 struct ct_po_src;
 void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,

@@ -108,7 +108,10 @@ struct po {
   int commit;
   size_t mismatches;
   const struct ct_po_src *src; /* where the records are */
-  struct mark { uint32_t from, to; uint8_t how; } marks[32]; /* simple_fwd's callbacks */
+  struct mark { /* simple_fwd's callbacks: items [from, to) taken by `call` */
+    uint32_t from, to;
+    const struct ct_mblock *call;
+  } marks[32];
   size_t nmarks;
   struct ct_po_rec *recs; /* each record's callback and aux (lost calls) are written here */
   int lost;          /* the history starts after lost records (the ring wrapped) */
@@ -143,6 +146,12 @@ static int slots_add(struct slots *s, const struct ct_mfunc *f, const struct ct_
 
 static void slots_free(struct slots *s) {
   if (s->v != s->local) free(s->v);
+}
+
+/* Item j was an invocation that `call` made from code it cannot see: a callback of code
+ * without records (1) or a call through a pointer (2); its first record says so. */
+static void mark_callback(struct po *p, size_t j, const struct ct_mblock *call) {
+  if (p->st[j].own != NONE) p->recs[p->st[j].own].callback = call->callee ? 1 : 2;
 }
 
 static void append(struct po *p, struct list *l, struct list m) {
@@ -360,7 +369,7 @@ static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, 
     while (*cur < end && p->st[*cur].f != next &&
            (p->st[*cur].state == IT_DONE || p->st[*cur].state == IT_TAIL)) {
       size_t j = (*cur)++;
-      if (p->commit && p->st[j].own != NONE) p->recs[p->st[j].own].callback = s[i].mb->callee ? 1 : 2;
+      if (p->commit) mark_callback(p, j, s[i].mb);
       if (!close_item(p, j, cur, end, next, depth, out)) return 0; /* a tail call: its callee */
     }
   }
@@ -412,8 +421,7 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
     const struct ct_mfunc *prev = prev_callee(p, s, i);
     while (*top > lo && p->st[*top - 1].state == IT_DONE && p->st[*top - 1].f != prev &&
            !directly_called(p, p->st[*top - 1].f)) {
-      if (p->commit && p->st[*top - 1].own != NONE)
-        p->recs[p->st[*top - 1].own].callback = s[i].mb->callee ? 1 : 2;
+      if (p->commit) mark_callback(p, *top - 1, s[i].mb);
       prepend(p, out, p->st[*top - 1].recs);
       --*top;
     }
@@ -434,7 +442,7 @@ static size_t simple_fwd(struct po *p, const struct slot *s, size_t k, size_t cu
                          const struct ct_mfunc *expect) {
   for (size_t i = 0; i < k; i++) {
     const struct ct_mfunc *g = callee(p, &s[i]);
-    uint8_t how = s[i].mb->callee ? 1 : 2;
+    const struct ct_mblock *call = s[i].mb;
     if (g) {
       if (cached(p, &s[i])->quiet || cur >= p->n || p->st[cur].f != g) return NONE_POS;
       const struct item *it = &p->st[cur++];
@@ -444,7 +452,7 @@ static size_t simple_fwd(struct po *p, const struct slot *s, size_t k, size_t cu
        * sqlite3_mutex_enter): that call takes the invocations on top up to the next callee */
       struct slot ts = {it->f, it->wait, it->mod};
       if (callee(p, &ts)) return NONE_POS;
-      how = it->wait->callee ? 1 : 2;
+      call = it->wait;
     }
     /* code without records, a call through a pointer, or such a tail call: the invocations on
      * top up to the next call's callee are its callbacks, or the pointer's target */
@@ -455,7 +463,7 @@ static size_t simple_fwd(struct po *p, const struct slot *s, size_t k, size_t cu
       return NONE_POS; /* a tail call's invocation to close: match_fwd's */
     if (cur > from) {
       if (p->nmarks == sizeof p->marks / sizeof p->marks[0]) return NONE_POS;
-      p->marks[p->nmarks++] = (struct mark){(uint32_t)from, (uint32_t)cur, how};
+      p->marks[p->nmarks++] = (struct mark){(uint32_t)from, (uint32_t)cur, call};
     }
   }
   return cur;
@@ -465,7 +473,7 @@ static size_t simple_fwd(struct po *p, const struct slot *s, size_t k, size_t cu
 static void apply_marks(struct po *p) {
   for (size_t m = 0; m < p->nmarks; m++)
     for (uint32_t j = p->marks[m].from; j < p->marks[m].to; j++)
-      if (p->st[j].own != NONE) p->recs[p->st[j].own].callback = p->marks[m].how;
+      mark_callback(p, j, p->marks[m].call);
   p->nmarks = 0;
 }
 
@@ -823,8 +831,8 @@ static void frozen_callbacks(struct po *p) {
     struct slot s = {fz->f, fz->wait, fz->mod};
     if (callee(p, &s)) continue; /* a call of a function with records: its own item */
     for (size_t j = i + 1; j < p->n && p->st[j].state != IT_FROZEN; j++)
-      if (p->st[j].own != NONE && !directly_called(p, p->st[j].f))
-        p->recs[p->st[j].own].callback = fz->wait->callee ? 1 : 2;
+      if (!directly_called(p, p->st[j].f))
+        mark_callback(p, j, fz->wait);
   }
 }
 

@@ -21,7 +21,7 @@ struct ct_po_chunk {
 };
 struct ct_po_src {
   struct ct_po_chunk *chunks;
-  size_t nchunks, cap;
+  size_t nchunks;
   unsigned shift; /* slot bits: the largest chunk's record slots fit */
   struct ct_rec *frames;
 };

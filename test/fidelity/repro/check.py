@@ -296,7 +296,8 @@ def line0_block_start(args):
             # Each is at a block's start, before its first line (a register copy, a jump to
             # the next block): the timeline's last step is the CPU's last line.
             if t[-1] != o[-1]:
-                bad.append("%s %s+%#x: CPU's last line %d, timeline's %d" % (opt, fn, off, o[-1], t[-1]))
+                bad.append("%s %s+%#x: CPU's last line %d, timeline's %d" %
+                           (opt, fn, off, o[-1], t[-1]))
     if not tested:
         return True, "no line-0 instruction of cell_info() or unlink_node() ran: nothing tested"
     return bool(bad), "%d line-0 instructions interrupted; %s" % (
