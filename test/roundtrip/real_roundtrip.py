@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 """Round trip on real programs, whole runs block for block: SQLite (the Debian amalgamation)
-running the fidelity tests' workload reduced tenfold, or the Lua 5.4 interpreter (Debian's
+running the fidelity tests' workload reduced tenfold; the Lua 5.4 interpreter (Debian's
 source) running the fidelity tests' workload and Inputs/unwind.lua (every way Lua leaves C
 frames by longjmp: errors in coroutines, parser and metamethod errors, sort comparators,
-C stack overflows; and its C-to-Lua callbacks).
+C stack overflows; and its C-to-Lua callbacks); or SQLite as an instrumented shared library
+under the benchmark's 4-thread driver (sqlite-threads: five threads, two modules' rings).
 
 Every block a run executes is traced independently (-crashtrail-block-trace, block_trace.c) and
-must equal, block for block, what `crashtrail show --format=blocks` decodes from the dump written
-at exit; the decoding must warn of nothing, also windowed (--steps). Lua is also built plain:
-each run's output and exit status must be the plain build's. With --tables the build records
+must equal, thread by thread and block for block, what `crashtrail show --format=blocks`
+decodes from the dump written at exit; the decoding must warn of nothing, also windowed
+(--steps). Lua and sqlite-threads are also built plain: each run's output and exit status must
+be the plain build's. With --tables the build records
 the last/first tables too, and every block's entries must match the trace's times. With
 --pass-option the build uses that pass option too: with -crashtrail-carry-acc this is what
 found where a carried record may start and a flush whose "holds bits" test misread a record
 started elsewhere (docs/fidelity.md, AE).
 
-  real_roundtrip.py --program sqlite|lua --build BUILD --work DIR [--sources DIR]
+  real_roundtrip.py --program sqlite|lua|sqlite-threads --build BUILD --work DIR [--sources DIR]
                     [--opt O0|O2]... [--tables] [--pass-option OPT]...
 """
 import argparse
@@ -47,27 +49,76 @@ LUA_RUNS = [("workload", os.path.join(FID, "workload.lua"), "2"),
             ("unwind", os.path.join(HERE, "Inputs", "unwind.lua"), "3")]
 
 
-def first_difference(trace_path, blocks_out):
-    """None if the traced blocks equal the decoded ones, else a description of where not."""
-    with open(trace_path) as tr:
-        head = tr.readline()
-        if not head.startswith("overflow 0"):
-            return "the independent trace overflowed (%s)" % head.strip()
-        decoded = (l.split() for l in blocks_out.splitlines()
-                   if not l.startswith("thread") and not l.startswith("table "))
-        bias, i = None, 0
-        for t, d in itertools.zip_longest(tr, decoded):
-            if t is None or d is None:
-                return "traced and decoded lengths differ at block %d" % i
-            addr, block, _ = t.split()
-            fn = int(d[1], 16)
-            if bias is None:
-                bias = int(addr, 16) - fn
-            if (int(addr, 16) - bias, int(block)) != (fn, int(d[2])):
-                return "block %d differs: traced %#x/%s, decoded %#x/%s" % (
-                    i, int(addr, 16) - bias, block, fn, d[2])
+# Each thread's ring in each module, in KB: SQLite's threads write ten rings.
+RING_KB = {"sqlite": "1048576", "lua": "1048576", "sqlite-threads": "16384"}
+
+
+def split_trace(trace_path, biases, work):
+    """The trace's events split by thread into files work/thread.TID, one "module fn block" per
+    line with fn module-relative as the decoder prints it: {tid: path}, or a string saying why
+    not."""
+    files, out = {}, {}
+    try:
+        with open(trace_path) as tr:
+            head = tr.readline()
+            if not head.startswith("overflow 0"):
+                return "the independent trace overflowed (%s)" % head.strip()
+            for line in tr:
+                addr, block, _, tid, mod, _ = line.split()
+                if mod not in biases:
+                    return "traced block in %s, a module the dump does not list" % mod
+                if tid not in files:
+                    out[tid] = os.path.join(work, "thread." + tid)
+                    files[tid] = open(out[tid], "w")
+                files[tid].write("%s %#x %s\n" % (mod, int(addr, 16) - biases[mod], block))
+    finally:
+        for f in files.values():
+            f.close()
+    return out
+
+
+def first_difference(trace_path, decoded, biases, work):
+    """None if each thread's traced blocks equal its decoded ones (`decoded`: the lines of
+    `crashtrail show --format=blocks`, streamed), else where not."""
+    traced = split_trace(trace_path, biases, work)
+    if isinstance(traced, str):
+        return traced
+    seen, tr, tid, i, total = set(), None, None, 0, 0
+
+    def thread_end():
+        rest = tr.readline() if tr else ""
+        if tr:
+            tr.close()
+        return "thread %s: traced and decoded lengths differ at block %d" % (tid, i) if rest \
+            else None
+
+    for line in decoded:
+        f = line.split()
+        if f[0] == "thread":
+            bad = thread_end()
+            if bad:
+                return bad
+            tid, i = f[1], 0
+            if tid not in traced or tid in seen:
+                return "thread %s decoded, not traced (traced: %s)" % (tid, sorted(traced))
+            seen.add(tid)
+            tr = open(traced[tid])
+        elif f[0] != "table":
+            t = tr.readline().rstrip("\n") if tr else ""
+            d = "%s %#x %s" % (f[0], int(f[1], 16), f[2])
+            if t != d:
+                return "thread %s: block %d differs: traced %s, decoded %s" % (
+                    tid, i, t or "nothing", d)
             i += 1
-    print("identical: %d blocks" % i)
+            total += 1
+    bad = thread_end()
+    if bad:
+        return bad
+    if seen != set(traced):
+        return "threads traced %s, decoded %s" % (sorted(traced), sorted(seen))
+    for path in traced.values():
+        os.unlink(path)
+    print("identical: %d blocks in %d threads" % (total, len(traced)))
     return None
 
 
@@ -95,6 +146,25 @@ def build_sqlite(args, env, opt, work, bt):
     return [("workload", [exe, script], None)]
 
 
+def build_sqlite_threads(args, env, opt, work, bt):
+    """SQLite as an instrumented shared library under the benchmark's 4-thread driver: each
+    thread's records go to two modules' rings."""
+    amalg = fidelity.sqlite_amalgamation(env)
+    drv = os.path.join(REPO, "test", "bench", "workloads", "sqlite_threads.c")
+    lib = os.path.join(work, "libsqlite3_ct.so")
+    cc = instrumented_cc(args, opt)
+    fidelity.run(cc + ["-fPIC", "-shared", "-DSQLITE_THREADSAFE=1", "-I" + amalg,
+                       os.path.join(amalg, "sqlite3.c"), "-o", lib, "-lpthread", "-ldl", "-lm"])
+    exe = os.path.join(work, "sqlite_threads")
+    # the library's trace calls resolve to the executable's block_trace.o
+    fidelity.run(cc + ["-I" + amalg, drv, bt, "-o", exe, "-Wl,--export-dynamic-symbol="
+                       "__crashtrail_test_block", lib, "-Wl,-rpath," + work, "-lpthread"])
+    plain = os.path.join(work, "sqlite_threads.plain")
+    fidelity.run(["clang-14", "-" + opt, "-w", "-DSQLITE_THREADSAFE=1", "-I" + amalg,
+                  os.path.join(amalg, "sqlite3.c"), drv, "-o", plain, "-lpthread", "-ldl", "-lm"])
+    return [("4threads", [exe, "4", "40"], [plain, "4", "40"])]
+
+
 def build_lua(args, env, opt, work, bt):
     src, gen = fidelity.lua_root(env)
     flags = ["-DLUA_USE_LINUX", "-DLUA_COMPAT_5_3", "-Dluai_makeseed(L)=0u", "-I" + gen, "-I" + src]
@@ -114,6 +184,23 @@ def build_lua(args, env, opt, work, bt):
             for name, script, arg in LUA_RUNS]
 
 
+def timeline(ct, dump, extra, path):
+    """`crashtrail show --format=json`: the whole timeline when windowed (extra), else (every
+    step of millions: gigabytes) only its modules and warnings, which end it."""
+    with open(path, "w") as out:
+        subprocess.run([ct, "show", "--format=json"] + extra + [dump], stdout=out, check=True)
+    try:
+        if extra:
+            with open(path) as fh:
+                return json.load(fh)
+        with open(path, "rb") as fh:
+            fh.seek(max(0, os.path.getsize(path) - (1 << 22)))
+            tail = fh.read().decode()
+        return json.loads("{" + tail[tail.rindex('"modules":['):])
+    finally:
+        os.unlink(path)
+
+
 def check_run(args, work, name, argv, plain_argv):
     """One run: None if it round-trips, else what went wrong."""
     dumps = os.path.join(work, name + ".dumps")
@@ -121,7 +208,7 @@ def check_run(args, work, name, argv, plain_argv):
     os.makedirs(dumps)
     trace = os.path.join(work, name + ".trace")
     r = subprocess.run(argv, capture_output=True, text=True, cwd=work, timeout=600,
-                       env=dict(os.environ, CRASHTRAIL_DIR=dumps, CRASHTRAIL_RING_KB="1048576",
+                       env=dict(os.environ, CRASHTRAIL_DIR=dumps, CRASHTRAIL_RING_KB=RING_KB[args.program],
                                 CT_BLOCK_TRACE=trace))
     files = os.listdir(dumps)
     if r.returncode or len(files) != 1:
@@ -133,14 +220,24 @@ def check_run(args, work, name, argv, plain_argv):
                                                           r.stdout[-300:], r.returncode)
     dump = os.path.join(dumps, files[0])
     ct = os.path.join(args.build, "bin", "crashtrail")
-    blocks = fidelity.run([ct, "show", "--format=blocks", dump]).stdout
-    bad = first_difference(trace, blocks)
+    bad = None
     for extra in ([], ["--steps=200"]):
-        tl = json.loads(fidelity.run([ct, "show", "--format=json"] + extra + [dump]).stdout)
+        tl = timeline(ct, dump, extra, os.path.join(work, name + ".json"))
         if tl["warnings"]:
             bad = (bad + "; " if bad else "") + "warnings%s: %s" % (
                 " " + extra[0] if extra else "", "; ".join(tl["warnings"][:5]))
-    if not bad and args.tables:
+    if any(t.get("history_lost") for t in tl["threads"]):
+        return "rings too small for the run"
+    biases = {m["name"]: int(m["load_bias"], 16) for m in tl["modules"]}
+    with subprocess.Popen([ct, "show", "--format=blocks", dump], stdout=subprocess.PIPE,
+                          text=True) as show:
+        diff = first_difference(trace, show.stdout, biases, work)
+        show.stdout.close()  # a difference leaves the rest unread
+    if not diff and show.returncode:
+        diff = "crashtrail show --format=blocks failed (%d)" % show.returncode
+    bad = diff + ("; " + bad if bad else "") if diff else bad
+    if not bad and args.tables:  # (one module, one thread)
+        blocks = fidelity.run([ct, "show", "--format=blocks", dump]).stdout
         bad = compare_tables(read_trace(trace, int(tl["modules"][0]["load_bias"], 16)), blocks)
     if bad:
         return bad
@@ -151,7 +248,7 @@ def check_run(args, work, name, argv, plain_argv):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--program", choices=["sqlite", "lua"], default="sqlite")
+    ap.add_argument("--program", choices=["sqlite", "lua", "sqlite-threads"], default="sqlite")
     ap.add_argument("--build", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--sources", help="Debian sources (shared with the fidelity tests)")
@@ -172,7 +269,8 @@ def main():
     for opt in args.opt or ["O2"]:
         owork = os.path.join(work, opt)
         os.makedirs(owork, exist_ok=True)
-        build = build_lua if args.program == "lua" else build_sqlite
+        build = {"sqlite": build_sqlite, "lua": build_lua,
+                 "sqlite-threads": build_sqlite_threads}[args.program]
         for name, argv, plain_argv in build(args, env, opt, owork, bt):
             bad = check_run(args, owork, name, argv, plain_argv)
             print("%s -%s %s: %s" % (args.program, opt, name, "FAIL: " + bad if bad else "ok"))

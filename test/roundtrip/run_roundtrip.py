@@ -39,7 +39,8 @@ def read_trace(trace_path, bias):
     trace = open(trace_path).read().split("\n")
     if not trace[0].startswith("overflow 0"):
         return None
-    return [(int(a, 16) - bias, int(b), int(n)) for a, b, n in (l.split() for l in trace[1:] if l)]
+    return [(int(a, 16) - bias, int(b), int(n))
+            for a, b, n in (l.split()[:3] for l in trace[1:] if l)]
 
 
 def compare_tables(events, blocks_out):
