@@ -16,7 +16,8 @@
  * left behind is already in the ring). Only padding (nops) that nothing leads to counts as
  * dead; any other code without a predecessor (a landing pad, entered by the unwinder) fails the
  * way. Extra predecessors (a fall-through after a call that does not return) only make it fail
- * more often.
+ * more often. The forward bridge (ct_flow_forward) needs no predecessors: it decodes from the
+ * pc, an instruction boundary, along the single way on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,47 @@ int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_f
   if (!ok || at.kind == CT_FLOW_NONE || (written & at.reads)) return -1;
   if (from) *from = frontier;
   return 0;
+}
+
+int ct_flow_forward(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_fn cover,
+                    void *ctx, uint64_t *to) {
+  csh cs;
+  cs_insn *x = NULL;
+  int rc = -1;
+  if (!code || !code->bytes || pc < code->lo || pc >= code->hi || !cover) return -1;
+  if (ct_capstone_open(&cs, 1) != CS_ERR_OK) return -1;
+  uint64_t written = 0, addr = pc;
+  if (!(x = ct_cs.malloc(cs))) goto out;
+  for (int passed = 0; passed <= CT_FLOW_MAX; passed++) {
+    if (addr < code->lo || addr >= code->hi) break;
+    if (addr != pc) {
+      struct ct_flow_loc c = cover(ctx, addr);
+      if (c.kind == CT_FLOW_VALUE) {
+        if (!(written & c.reads)) {
+          *to = addr;
+          rc = 0;
+        }
+        break;
+      }
+      if (c.kind != CT_FLOW_NONE) break;
+    }
+    /* Decoded from an instruction boundary (the pc, then each next one): linear is exact. */
+    const uint8_t *p = code->bytes + (addr - code->lo);
+    size_t left = (size_t)(code->hi - addr);
+    uint64_t at = addr;
+    struct flow_insn fi;
+    memset(&fi, 0, sizeof fi);
+    if (!ct_cs.disasm_iter(cs, &p, &left, &at, x) || decode_insn(cs, x, code, &fi)) break;
+    if (fi.barrier || fi.indirect) break;
+    written |= fi.writes;
+    if (fi.branches && !fi.falls) addr = fi.to; /* an unconditional jump: one way on */
+    else if (fi.falls && !fi.branches && !ct_cs.insn_group(cs, x, CS_GRP_JUMP)) addr = at;
+    else break; /* a conditional branch (or a jump out of the function): more than one way */
+  }
+out:
+  if (x) ct_cs.free(x, 1);
+  ct_cs.close(&cs);
+  return rc;
 }
 
 int ct_flow_slot_rewritten(const struct ct_code_view *code, uint64_t from, uint64_t to,

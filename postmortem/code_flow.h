@@ -54,6 +54,17 @@ struct ct_code_view {
 int ct_flow_bridge(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_fn cover,
                    void *ctx, uint64_t *from);
 
+/* Follows the one way on from the instruction at pc (falling through, or an unconditional
+ * jump; never a conditional branch or a barrier) through instructions no entry covers, at most
+ * CT_FLOW_MAX, to the first covered one. Succeeds when that one is covered by a description
+ * computed from registers and constants only and no instruction on the way (the pc's own
+ * included) writes a register it reads: the registers it reads then hold at pc what they will
+ * hold there. Codegen can place a value's debug location after the first instruction of a
+ * block where the value already is in its register (the accumulator's phi at a join, whose
+ * location starts one load later). Returns 0 and, in *to, that instruction's address; or -1. */
+int ct_flow_forward(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_fn cover,
+                    void *ctx, uint64_t *to);
+
 /* Whether the instructions in [from, to) (a run of one block's code, decoded from `from`) load
  * an 8-byte stack slot (%rbp or %rsp plus a displacement) and later store to the same slot: a
  * read-modify-write of a variable in memory, as -O0 code updates the path accumulator at the

@@ -730,6 +730,19 @@ static int pick_flow_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned k
     return pick_entry(d, head, kind, count, from, index);
 }
 
+/* No entry covers pc, and no way into it bridges it: the one way on from pc to a covered
+ * instruction whose description reads registers nothing on the way writes (ct_flow_forward). */
+static int pick_forward_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned kind,
+                              Dwarf_Unsigned count, uint64_t pc, const struct ct_code_view *code,
+                              Dwarf_Unsigned *index)
+{
+    struct flow_cover c = {d, head, kind, count};
+    uint64_t to = 0;
+    if (ct_flow_forward(code, pc, flow_cover_at, &c, &to) < 0)
+        return CT_DW_UNAVAIL;
+    return pick_entry(d, head, kind, count, to, index);
+}
+
 /* Chooses the location-list entry covering pc (or the single expression)
  * and evaluates it.  Returns CT_DW_OK, CT_DW_UNAVAIL (no entry covers pc,
  * empty expression, missing register/memory) or CT_DW_ERR. */
@@ -753,6 +766,8 @@ static int eval_attr_at(struct ct_dwarf *d, Dwarf_Attribute attr, uint64_t pc,
         rc = pick_gap_entry(d, head, kind, count, pc, &index);
         if (rc == CT_DW_UNAVAIL && env->code)
             rc = pick_flow_entry(d, head, kind, count, pc, env->code, &index);
+        if (rc == CT_DW_UNAVAIL && env->code)
+            rc = pick_forward_entry(d, head, kind, count, pc, env->code, &index);
         if (rc == CT_DW_OK)
             *env->bridged = 1;
     }

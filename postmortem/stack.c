@@ -739,8 +739,12 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   }
   /* A fault of line 0 (code a compiler or crashtrail made: a flush, a branch's bit, a switch's
    * dispatch) after a line of the last determined block, in address order: the block ran up to
-   * that line, as far as the machine code tells (uncertain: the block's order is the IR's). */
-  if (no_line && hit_block < 0 && determined > 0) {
+   * that line, as far as the machine code tells (uncertain: the block's order is the IR's).
+   * Not when that block's own code starts right after the pc (block_ahead): the row before
+   * the pc in address order is then another way into the block (a call's slow path laid out
+   * before a join), and none of the block's lines has run. */
+  if (no_line && hit_block < 0 && determined > 0 &&
+      !(ahead >= 0 && blocks[determined - 1] == (uint32_t)ahead)) {
     const struct ct_mline *call =
         determined == 1 && f->site_kind[w.site] == CT_SITE_AFTER_CALL ? call_before_site(f, w.site)
                                                                        : NULL;

@@ -6,6 +6,7 @@ says, for each, whether the bug is still there. Each reproducer's comment explai
 Exit status: 0 when every bug is fixed, 1 when at least one is still there.
 """
 import argparse
+import bisect
 import glob
 import json
 import os
@@ -268,17 +269,26 @@ def edge_store_signal(args):
         len(stores), "; ".join(bad) if bad else "every last 8 lines right")
 
 
-def line0_runs(r, fn):
-    """Every instruction of fn whose line-table row has line 0, interrupted on its 5th run:
-    (address, the CPU's lines, the timeline's lines); instructions not run 5 times left out."""
+def line0_runs(r, fn, joins=False):
+    """Every instruction of fn whose line-table row has line 0 (the row's first instruction;
+    joins: instead each instruction such a row covers that a jump goes to), interrupted on its
+    5th run: (address, the CPU's lines, the timeline's lines); instructions not run 5 times
+    left out. (Each run single-steps the program: some ten seconds.)"""
     entry = int(sh(["readelf", "-h", r.exe]).stdout.split("Entry point address:")[1].split()[0], 16)
     ins, rel = r.instructions(fn)
     lo, hi = ins[0][0], ins[-1][0]
-    rows = [(int(l.split()[0], 16), int(l.split()[1])) for l in
-            sh(["llvm-dwarfdump-14", "--debug-line", r.exe]).stdout.splitlines()
-            if l.startswith("0x") and "end_sequence" not in l]
+    rows = sorted((int(l.split()[0], 16), int(l.split()[1])) for l in
+                  sh(["llvm-dwarfdump-14", "--debug-line", r.exe]).stdout.splitlines()
+                  if l.startswith("0x") and "end_sequence" not in l)
+    addrs = {va for va, line in rows if line == 0 and lo <= va <= hi}
+    if joins:
+        starts = [va for va, _ in rows]
+        targets = {int(m.group(1), 16) for _, t in ins
+                   for m in [re.match(r"j\w+\s+([0-9a-f]+) <", t)] if m}
+        addrs = {a for a, _ in ins
+                 if a in targets and rows[bisect.bisect_right(starts, a) - 1][1] == 0}
     runs = []
-    for va in sorted(va for va, line in rows if line == 0 and lo <= va <= hi):
+    for va in sorted(addrs):
         try:
             o, t = r.run("-a", "%d:5" % (va - entry))
         except IndexError:  # not run 5 times (a cold path)
@@ -314,6 +324,19 @@ def line0_after_return(args):
     if not runs:
         return True, "no line-0 instruction of get() ran: nothing tested"
     return bool(bad), "%d line-0 instructions interrupted; %s" % (
+        len(runs), "; ".join(bad) if bad else "the last line right at each")
+
+
+def line0_join(args):
+    r = Repro(args, "line0_join", "O2")
+    runs = line0_runs(r, "column_type", joins=True)
+    # At a join's line-0 instructions, whichever way came in: the line before it on that way is
+    # the CPU's last, and the timeline's.
+    bad = ["column_type+%#x: CPU's last line %d, timeline's %d" % (off, o[-1], t[-1])
+           for off, o, t in runs if t[-1] != o[-1]]
+    if not runs:
+        return True, "no line-0 join of column_type() ran: nothing tested"
+    return bool(bad), "%d line-0 joins interrupted; %s" % (
         len(runs), "; ".join(bad) if bad else "the last line right at each")
 
 
@@ -571,7 +594,8 @@ def flush_fragment_signal(args):
 CHECKS = [decl_line, libc_call, lifetime_lines, crash_line_twice, line0_crash_step, prologue_signal,
           refill_signal, edge_store_signal, valgrind_dwarf5, lua_dispatch, line_order, entry_hoist,
           check_flush_signal, call_signal, line0_block_start, sunk_case_code, call_result_spill,
-          return_flush_epilogue, call_args_after_flush, flush_fragment_signal, line0_after_return]
+          return_flush_epilogue, call_args_after_flush, flush_fragment_signal, line0_after_return,
+          line0_join]
 
 
 def main():
