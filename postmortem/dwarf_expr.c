@@ -717,30 +717,20 @@ static struct ct_flow_loc flow_cover_at(void *ctx, uint64_t addr)
 }
 
 /* No entry covers pc, and the entries around it in address order do not bridge it: follows
- * the ways into pc back to covered instructions (ct_flow_bridge). Picks the entry of one of
- * them; every one has the same description, from registers nothing on the way writes. */
+ * the ways into pc back to covered instructions (ct_flow_bridge), every one with the same
+ * description, from registers nothing on the way writes; failing that, the one way on from pc
+ * to a covered instruction whose description reads registers nothing on the way writes
+ * (ct_flow_forward). Picks the entry of that instruction. */
 static int pick_flow_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned kind,
                            Dwarf_Unsigned count, uint64_t pc, const struct ct_code_view *code,
                            Dwarf_Unsigned *index)
 {
     struct flow_cover c = {d, head, kind, count};
-    uint64_t from = 0;
-    if (ct_flow_bridge(code, pc, flow_cover_at, &c, &from) < 0)
+    uint64_t at = 0;
+    if (ct_flow_bridge(code, pc, flow_cover_at, &c, &at) < 0 &&
+        ct_flow_forward(code, pc, flow_cover_at, &c, &at) < 0)
         return CT_DW_UNAVAIL;
-    return pick_entry(d, head, kind, count, from, index);
-}
-
-/* No entry covers pc, and no way into it bridges it: the one way on from pc to a covered
- * instruction whose description reads registers nothing on the way writes (ct_flow_forward). */
-static int pick_forward_entry(struct ct_dwarf *d, Dwarf_Loc_Head_c head, unsigned kind,
-                              Dwarf_Unsigned count, uint64_t pc, const struct ct_code_view *code,
-                              Dwarf_Unsigned *index)
-{
-    struct flow_cover c = {d, head, kind, count};
-    uint64_t to = 0;
-    if (ct_flow_forward(code, pc, flow_cover_at, &c, &to) < 0)
-        return CT_DW_UNAVAIL;
-    return pick_entry(d, head, kind, count, to, index);
+    return pick_entry(d, head, kind, count, at, index);
 }
 
 /* Chooses the location-list entry covering pc (or the single expression)
@@ -766,8 +756,6 @@ static int eval_attr_at(struct ct_dwarf *d, Dwarf_Attribute attr, uint64_t pc,
         rc = pick_gap_entry(d, head, kind, count, pc, &index);
         if (rc == CT_DW_UNAVAIL && env->code)
             rc = pick_flow_entry(d, head, kind, count, pc, env->code, &index);
-        if (rc == CT_DW_UNAVAIL && env->code)
-            rc = pick_forward_entry(d, head, kind, count, pc, env->code, &index);
         if (rc == CT_DW_OK)
             *env->bridged = 1;
     }
