@@ -259,7 +259,7 @@ int ct_flow_forward(const struct ct_code_view *code, uint64_t pc, ct_flow_cover_
     if (fi.barrier || fi.indirect) break;
     written |= fi.writes;
     if (fi.branches && !fi.falls) addr = fi.to; /* an unconditional jump: one way on */
-    else if (fi.falls && !fi.branches && !ct_cs.insn_group(cs, x, CS_GRP_JUMP)) addr = at;
+    else if (fi.falls && !ct_cs.insn_group(cs, x, CS_GRP_JUMP)) addr = at;
     else break; /* a conditional branch (or a jump out of the function): more than one way */
   }
 out:

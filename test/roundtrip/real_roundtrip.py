@@ -229,15 +229,18 @@ def check_run(args, work, name, argv, plain_argv):
     if any(t.get("history_lost") for t in tl["threads"]):
         return "rings too small for the run"
     biases = {m["name"]: int(m["load_bias"], 16) for m in tl["modules"]}
-    with subprocess.Popen([ct, "show", "--format=blocks", dump], stdout=subprocess.PIPE,
-                          text=True) as show:
-        diff = first_difference(trace, show.stdout, biases, work)
-        show.stdout.close()  # a difference leaves the rest unread
-    if not diff and show.returncode:
-        diff = "crashtrail show --format=blocks failed (%d)" % show.returncode
+    blocks_cmd = [ct, "show", "--format=blocks", dump]
+    if args.tables:  # the table lines are checked too: kept (one module, one thread)
+        blocks = fidelity.run(blocks_cmd).stdout
+        diff = first_difference(trace, blocks.splitlines(), biases, work)
+    else:
+        with subprocess.Popen(blocks_cmd, stdout=subprocess.PIPE, text=True) as show:
+            diff = first_difference(trace, show.stdout, biases, work)
+            show.stdout.close()  # a difference leaves the rest unread
+        if not diff and show.returncode:
+            diff = "crashtrail show --format=blocks failed (%d)" % show.returncode
     bad = diff + ("; " + bad if bad else "") if diff else bad
-    if not bad and args.tables:  # (one module, one thread)
-        blocks = fidelity.run([ct, "show", "--format=blocks", dump]).stdout
+    if not bad and args.tables:
         bad = compare_tables(read_trace(trace, int(tl["modules"][0]["load_bias"], 16)), blocks)
     if bad:
         return bad

@@ -314,30 +314,29 @@ def line0_block_start(args):
         tested, "; ".join(bad) if bad else "the last line right at each")
 
 
-def line0_after_return(args):
-    r = Repro(args, "line0_after_return", "O0")
-    runs = line0_runs(r, "get")
-    # After inner() returned and get()'s return block ran its test: get()'s line is the CPU's
-    # last, and the timeline's.
-    bad = ["get+%#x: CPU's last line %d, timeline's %d" % (off, o[-1], t[-1])
+def last_lines_verdict(runs, fn, what):
+    """line0_runs' runs of fn judged: the timeline's last line must be the CPU's at each."""
+    bad = ["%s+%#x: CPU's last line %d, timeline's %d" % (fn, off, o[-1], t[-1])
            for off, o, t in runs if t[-1] != o[-1]]
     if not runs:
-        return True, "no line-0 instruction of get() ran: nothing tested"
-    return bool(bad), "%d line-0 instructions interrupted; %s" % (
-        len(runs), "; ".join(bad) if bad else "the last line right at each")
+        return True, "no %s of %s() ran: nothing tested" % (what, fn)
+    return bool(bad), "%d %s interrupted; %s" % (
+        len(runs), what, "; ".join(bad) if bad else "the last line right at each")
+
+
+def line0_after_return(args):
+    r = Repro(args, "line0_after_return", "O0")
+    # After inner() returned and get()'s return block ran its test: get()'s line is the CPU's
+    # last, and the timeline's.
+    return last_lines_verdict(line0_runs(r, "get"), "get", "line-0 instructions")
 
 
 def line0_join(args):
     r = Repro(args, "line0_join", "O2")
-    runs = line0_runs(r, "column_type", joins=True)
     # At a join's line-0 instructions, whichever way came in: the line before it on that way is
     # the CPU's last, and the timeline's.
-    bad = ["column_type+%#x: CPU's last line %d, timeline's %d" % (off, o[-1], t[-1])
-           for off, o, t in runs if t[-1] != o[-1]]
-    if not runs:
-        return True, "no line-0 join of column_type() ran: nothing tested"
-    return bool(bad), "%d line-0 joins interrupted; %s" % (
-        len(runs), "; ".join(bad) if bad else "the last line right at each")
+    return last_lines_verdict(line0_runs(r, "column_type", joins=True), "column_type",
+                              "line-0 joins")
 
 
 def check_flush_signal(args):
