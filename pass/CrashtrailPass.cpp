@@ -175,6 +175,7 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
     carryAccumulator(Candidates, [&](Function &F) -> const TargetLibraryInfo & {
       return FAM.getResult<TargetLibraryAnalysis>(F);
     }, [&](Function &F) { FAM.clear(F, F.getName()); });
+  const ModuleExits Exits = findModuleExits(M, Candidates);
   std::vector<FunctionPlan> Plans;
   unsigned TableEntries = 0;
   for (Function *F : Candidates) {
@@ -182,7 +183,7 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
     std::string Why;
     auto &TLI = FAM.getResult<TargetLibraryAnalysis>(*F);
     auto &BPI = FAM.getResult<BranchProbabilityAnalysis>(*F);
-    bool Ok = buildPlan(*F, TLI, BPI, P, Why);
+    bool Ok = buildPlan(*F, TLI, BPI, Exits, P, Why);
     FAM.invalidate(*F, PreservedAnalyses::none());
     if (!Ok) {
       Ctx.diagnose(PassWarning("crashtrail: not instrumenting '" + F->getName().str() + "': " + Why));

@@ -22,6 +22,7 @@
 
 #include "CallClassifier.h"
 #include "CarriedAccumulator.h"
+#include "ModuleExits.h"
 #include "Options.h"
 #include "SlowPathAsm.h"
 #include "crashtrail/abi.h"
@@ -45,6 +46,7 @@ struct Builder {
   Function &F;
   const TargetLibraryInfo &TLI;
   const BranchProbabilityInfo &BPI;
+  const ModuleExits &X;
   FunctionPlan &P;
   DenseMap<const Instruction *, std::vector<uint64_t>> TermWeights;
   DenseMap<BasicBlock *, std::pair<CallBase *, BasicBlock *>> CallEnds; // block -> call, cont
@@ -54,8 +56,8 @@ struct Builder {
   SmallPtrSet<const CallBase *, 16> Deferred; // calls with no record before them (defer-calls)
 
   Builder(Function &F, const TargetLibraryInfo &TLI, const BranchProbabilityInfo &BPI,
-          FunctionPlan &P)
-      : F(F), TLI(TLI), BPI(BPI), P(P) {}
+          const ModuleExits &X, FunctionPlan &P)
+      : F(F), TLI(TLI), BPI(BPI), X(X), P(P) {}
 
   void readProbabilities() {
     for (BasicBlock &BB : F) {
@@ -205,7 +207,7 @@ struct Builder {
   bool classify(BlockPlan &B, std::string &Why) {
     BasicBlock *BB = B.BB;
     Instruction *TI = BB->getTerminator();
-    bool StampExit = mayBeEnteredFromOutside(F);
+    bool StampExit = X.ExitsToOutside.count(&F);
     auto CE = CallEnds.find(BB);
     if (CE != CallEnds.end()) {
       CallBase *CB = CE->second.first;
@@ -458,6 +460,14 @@ struct Builder {
     // narrower. sqlite3BtreeRollback's return, reached from btreeEndTransaction's return
     // through one branch, read its record as empty and lost the branch's bit.
     std::vector<bool> Foreign(N, false);
+    // FromCall: reached empty from a call's continuation. A function that may return to code
+    // without records writes its way out (return, tail call, resume) after a call: had it
+    // called code that ended in a call without records, an entry record that follows could be
+    // that call's callback or the next function its uninstrumented caller called (C++ static
+    // initialisers, one after the other from the loader: jsoncpp's round trip). The record
+    // says the frame left.
+    std::vector<bool> FromCall(N, false);
+    bool ReturnsToUninstrumented = X.ReturnsToUninstrumented.count(&F);
     for (unsigned I = 0; I < N; ++I) {
       const BlockPlan &B = P.Blocks[I];
       Foreign[I] = (I == 0 && carriesAcc(F)) || AfterFlow.count(B.BB);
@@ -465,10 +475,12 @@ struct Builder {
       // Or-ed: an earlier block's call may have marked this one its continuation already.
       // A carrying function's entry and a carrying call's continuation hold bits of records
       // that may have started elsewhere: what the accumulator holds is not known here.
-      FromEntry[I] = FromEntry[I] || (I == 0 && (mayBeEnteredFromOutside(F) || carriesAcc(F))) ||
+      FromEntry[I] = FromEntry[I] ||
+                     (I == 0 && (X.EnteredFromOutside.count(&F) || carriesAcc(F))) ||
                      Landing.count(B.BB) || AfterFlow.count(B.BB);
       if (B.Term == CT_TERM_CALL && !B.Succs.empty() && mayComeBackElsewhere(*B.Call))
         FromEntry[B.Succs[0].Block] = true;
+      FromCall[I] = FromCall[I] || AfterCall.count(B.BB);
     }
     for (bool Changed = true; Changed;) {
       Changed = false;
@@ -477,12 +489,14 @@ struct Builder {
         if (isFlushEnd(B) || (!Empty[I] && !Bits[I])) continue;
         for (const Successor &S : B.Succs) {
           bool Jump = B.Term == CT_TERM_JUMP || B.Term == CT_TERM_DEFER;
-          bool E = Jump && Empty[I], FE = Jump && FromEntry[I];
+          bool E = Jump && Empty[I], FE = Jump && FromEntry[I], FC = Jump && FromCall[I];
           bool Bt = Bits[I] || B.Term == CT_TERM_BRANCH;
           if ((E && !Empty[S.Block]) || (FE && !FromEntry[S.Block]) ||
-              (Bt && !Bits[S.Block]) || (Foreign[I] && !Foreign[S.Block])) {
+              (FC && !FromCall[S.Block]) || (Bt && !Bits[S.Block]) ||
+              (Foreign[I] && !Foreign[S.Block])) {
             Empty[S.Block] = Empty[S.Block] || E;
             FromEntry[S.Block] = FromEntry[S.Block] || FE;
+            FromCall[S.Block] = FromCall[S.Block] || FC;
             Bits[S.Block] = Bits[S.Block] || Bt;
             Foreign[S.Block] = Foreign[S.Block] || Foreign[I];
             Changed = true;
@@ -493,6 +507,9 @@ struct Builder {
     for (unsigned I = 0; I < N; ++I) {
       BlockPlan &B = P.Blocks[I];
       if (!B.Elidable || !Empty[I] || FromEntry[I] || Foreign[I]) continue;
+      bool Exit = B.Term == CT_TERM_RETURN || B.Term == CT_TERM_RESUME ||
+                  (B.Term == CT_TERM_CALL && B.Succs.empty());
+      if (ReturnsToUninstrumented && Exit && FromCall[I]) continue;
       B.Flush = Bits[I] ? BlockPlan::FlushIfBits : BlockPlan::FlushNever;
     }
   }
@@ -606,7 +623,7 @@ struct Builder {
       AnyLine |= !B.Lines.empty();
     }
     if (!F.getSubprogram() || !AnyLine) P.Flags |= CT_FN_NO_DEBUG;
-    if (mayBeEnteredFromOutside(F)) P.Flags |= CT_FN_STAMP_RETURN;
+    if (X.ExitsToOutside.count(&F)) P.Flags |= CT_FN_STAMP_RETURN;
     if (F.hasLocalLinkage()) P.Flags |= CT_FN_LOCAL;
     if (carriesAcc(F)) P.Flags |= CT_FN_FLOW;
     P.Flags |= CT_FN_LOOP_FLAGS;
@@ -617,9 +634,9 @@ struct Builder {
 } // namespace
 
 bool buildPlan(Function &F, const TargetLibraryInfo &TLI, const BranchProbabilityInfo &BPI,
-               FunctionPlan &P, std::string &Why) {
+               const ModuleExits &X, FunctionPlan &P, std::string &Why) {
   P.F = &F;
-  Builder B(F, TLI, BPI, P);
+  Builder B(F, TLI, BPI, X, P);
   return B.run(Why);
 }
 

@@ -248,6 +248,38 @@ static const struct frame *callee_frame(struct ct_callstack *cs, const struct fr
   return &c->frame;
 }
 
+/* A resume: the exception leaves the innermost frame and every frame below it that is in a
+ * call, not an invoke (no landing pad of its own); the first frame in an invoke goes on at the
+ * invoke's landing pad, whose record is always written, never at the invoke's continuation,
+ * where an elided flush would have the walk go on (jsoncpp's round trip at -O0: a cleanup's
+ * resume in the library, then the test's normal continuation walked before its catch). A
+ * frame whose call is not found (its site is not a call's continuation) or that is not a
+ * plain one is left as it is: the landing pad's record places it. */
+static __attribute__((noinline)) void unwind_resume(struct ct_callstack *cs) {
+  pop(cs);
+  while (cs->n) {
+    struct frame *top = &cs->fr[cs->n - 1];
+    if (top->kind != FR_KNOWN || top->suspended || top->frozen || top->partial ||
+        top->cont != UINT32_MAX)
+      return;
+    const struct ct_mfunc *f = top->f;
+    const struct ct_mblock *call = NULL;
+    for (uint32_t b = 0; b < f->nblocks && !call; b++) {
+      const struct ct_mblock *mb = &f->blocks[b];
+      if ((mb->term == CT_TERM_CALL || mb->term == CT_TERM_INVOKE) && mb->nsucc &&
+          f->block_site[mb->succ[0].block] == (int32_t)top->site)
+        call = mb;
+    }
+    if (!call) return;
+    if (call->term == CT_TERM_INVOKE && call->nsucc == 2 &&
+        f->block_site[call->succ[1].block] >= 0) {
+      top->site = (uint32_t)f->block_site[call->succ[1].block];
+      return;
+    }
+    pop(cs);
+  }
+}
+
 /* The innermost frame's record (or elided flush) ended at block b of its function; the next
  * record starts at block `end` (b itself unless a check point fired there). Always inline: it
  * runs after nearly every record, and as a call it saved and restored six registers each time. */
@@ -258,8 +290,10 @@ static inline __attribute__((always_inline)) void finish(struct ct_callstack *cs
   const struct frame *callee;
   switch (mb->term) {
   case CT_TERM_RETURN:
-  case CT_TERM_RESUME:
     pop(cs);
+    return;
+  case CT_TERM_RESUME:
+    unwind_resume(cs);
     return;
   case CT_TERM_CALL:
   case CT_TERM_INVOKE:

@@ -3,7 +3,8 @@
 // takes the frame's place, as with musttail), it is flushed before, and nothing of ours
 // follows it, so codegen still makes it a jump. A tail call is stamped when the frame's
 // return would be (the function may be entered from another module). A call whose result is
-// used keeps its continuation and the elidable return after it. A function that returns nothing
+// used keeps its continuation and the return after it (written: notail() may return to code
+// without records, test/pass/module-exits.c). A function that returns nothing
 // may drop its callee's result and still jump to it (SQLite's pthreadMutexEnter); one whose only
 // call is a tail call is a leaf otherwise, so its slow paths are inline assembly and it needs
 // no stack (no push and pop around the record).
@@ -72,7 +73,7 @@ void drop(int x) { other(x); }
 // META-LABEL: function notail
 // META: site 1: block 1 (after-call)
 // META: block 0 stamped call other -> 1;
-// META: block 1 stamped elidable return;
+// META: block 1 stamped return;
 // META-LABEL: function drop
 // META-NOT: site 1
 // META: block 0 stamped call other;

@@ -15,6 +15,10 @@
  * such a program this file is linked into the executable and exported: the shared objects'
  * calls resolve to it.) Events are numbered by one atomic counter: each thread's own events
  * stay in its order.
+ *
+ * Processes: a "%p" in $CT_BLOCK_TRACE is replaced by the process id, so that each process of
+ * a test suite leaves its own trace beside its own dump. A child forked without exec inherits
+ * the parent's events and writes neither.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -32,13 +36,15 @@
 
 extern __thread uint64_t __crashtrail_now;
 
-static struct { uint64_t fn, now; uint32_t block, tid; } *trace;
+/* Static (untouched pages cost nothing): a shared object's constructors run instrumented code
+ * before this file's constructor, and their blocks are traced too. */
+static struct { uint64_t fn, now; uint32_t block, tid; } trace[CT_TRACE_MAX];
 static _Atomic size_t ntrace, lost;
 static __thread uint32_t trace_tid;
 
 void __crashtrail_test_block(uint64_t fn, uint32_t block) {
   size_t i = atomic_fetch_add_explicit(&ntrace, 1, memory_order_relaxed);
-  if (!trace || i >= CT_TRACE_MAX) {
+  if (i >= CT_TRACE_MAX) {
     atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
     return;
   }
@@ -70,8 +76,20 @@ static void module_of(uint64_t fn, const char **name, uint64_t *base) {
   *base = fn_cache[h].base;
 }
 
+static pid_t trace_pid;
+
+/* $CT_BLOCK_TRACE with "%p" replaced by the process id. */
+static const char *trace_path(char *buf, size_t len) {
+  const char *path = getenv("CT_BLOCK_TRACE"), *p = path ? strstr(path, "%p") : NULL;
+  if (!p) return path;
+  snprintf(buf, len, "%.*s%ld%s", (int)(p - path), path, (long)getpid(), p + 2);
+  return buf;
+}
+
 static void finish(void) {
-  const char *path = getenv("CT_BLOCK_TRACE");
+  if (getpid() != trace_pid) return; /* a forked child: the parent's events, not its own */
+  char buf[4096];
+  const char *path = trace_path(buf, sizeof buf);
   FILE *f = path ? fopen(path, "w") : NULL;
   size_t n = atomic_load(&ntrace);
   if (f) {
@@ -90,6 +108,6 @@ static void finish(void) {
 }
 
 __attribute__((constructor(102))) static void start(void) {
-  trace = malloc(CT_TRACE_MAX * sizeof *trace);
+  trace_pid = getpid();
   atexit(finish);
 }

@@ -3,8 +3,13 @@
 running the fidelity tests' workload reduced tenfold; the Lua 5.4 interpreter (Debian's
 source) running the fidelity tests' workload and Inputs/unwind.lua (every way Lua leaves C
 frames by longjmp: errors in coroutines, parser and metamethod errors, sort comparators,
-C stack overflows; and its C-to-Lua callbacks); or SQLite as an instrumented shared library
-under the benchmark's 4-thread driver (sqlite-threads: five threads, two modules' rings).
+C stack overflows; and its C-to-Lua callbacks); SQLite as an instrumented shared library
+under the benchmark's 4-thread driver (sqlite-threads: five threads, two modules' rings); or
+jsoncpp (C++) as an instrumented shared library under its unit tests and its reader/writer
+runner (exceptions thrown in one module and caught in the other, static initialisers); or GNU
+awk built from Debian's source as its users build it (configure, make, its extensions), whose
+own test suite is the workload: every process of `make check` that ran gawk leaves a trace and
+a dump, and each pair must agree (processes whose rings wrapped are counted, not compared).
 
 Every block a run executes is traced independently (-crashtrail-block-trace, block_trace.c) and
 must equal, thread by thread and block for block, what `crashtrail show --format=blocks`
@@ -16,7 +21,8 @@ the last/first tables too, and every block's entries must match the trace's time
 found where a carried record may start and a flush whose "holds bits" test misread a record
 started elsewhere (docs/fidelity.md, AE).
 
-  real_roundtrip.py --program sqlite|lua|sqlite-threads --build BUILD --work DIR [--sources DIR]
+  real_roundtrip.py --program sqlite|lua|sqlite-threads|jsoncpp|gawk --build BUILD --work DIR
+                    [--sources DIR]
                     [--opt O0|O2]... [--tables] [--pass-option OPT]...
 """
 import argparse
@@ -25,6 +31,7 @@ import glob
 import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -50,7 +57,10 @@ LUA_RUNS = [("workload", os.path.join(FID, "workload.lua"), "2"),
 
 
 # Each thread's ring in each module, in KB: SQLite's threads write ten rings.
-RING_KB = {"sqlite": "1048576", "lua": "1048576", "sqlite-threads": "16384"}
+RING_KB = {"sqlite": "1048576", "lua": "1048576", "sqlite-threads": "16384",
+           "jsoncpp": "1048576", "gawk": "4096"}
+# Programs whose workload is their own test suite, many processes (check_suite).
+SUITES = ("gawk",)
 
 
 def split_trace(trace_path, biases, work):
@@ -77,7 +87,7 @@ def split_trace(trace_path, biases, work):
     return out
 
 
-def first_difference(trace_path, decoded, biases, work):
+def first_difference(trace_path, decoded, biases, work, quiet=False):
     """None if each thread's traced blocks equal its decoded ones (`decoded`: the lines of
     `crashtrail show --format=blocks`, streamed), else where not."""
     traced = split_trace(trace_path, biases, work)
@@ -118,7 +128,8 @@ def first_difference(trace_path, decoded, biases, work):
         return "threads traced %s, decoded %s" % (sorted(traced), sorted(seen))
     for path in traced.values():
         os.unlink(path)
-    print("identical: %d blocks in %d threads" % (total, len(traced)))
+    if not quiet:
+        print("identical: %d blocks in %d threads" % (total, len(traced)))
     return None
 
 
@@ -163,6 +174,50 @@ def build_sqlite_threads(args, env, opt, work, bt):
     fidelity.run(["clang-14", "-" + opt, "-w", "-DSQLITE_THREADSAFE=1", "-I" + amalg,
                   os.path.join(amalg, "sqlite3.c"), drv, "-o", plain, "-lpthread", "-ldl", "-lm"])
     return [("4threads", [exe, "4", "40"], [plain, "4", "40"])]
+
+
+def build_jsoncpp(args, env, opt, work, bt):
+    """jsoncpp 1.9.5 (C++) as an instrumented shared library under its own unit tests
+    (test_lib_json: some 150 tests, many of which make the library throw and catch what it
+    threw) and its reader/writer runner on some of its test data, documents that parse and
+    documents that do not: exceptions thrown in one module and caught in the other, their
+    frames' paths in both modules' rings; the library's static initialisers run before the
+    program's."""
+    root = fidelity.source_root(env, "libjsoncpp", "libjsoncpp-1.*")
+    inc = "-I" + os.path.join(root, "include")
+    lib_units = sorted(glob.glob(os.path.join(root, "src", "lib_json", "*.cpp")))
+    test_units = [os.path.join(root, "src", "test_lib_json", u)
+                  for u in ("jsontest.cpp", "fuzz.cpp", "main.cpp")]
+    runner = [os.path.join(root, "src", "jsontestrunner", "main.cpp")]
+    exes = {}
+    for kind, cxx in (("plain", ["clang++-14", "-" + opt, "-w"]),
+                      ("ct", [os.path.join(args.build, "bin", "crashtrail-c++")] +
+                       instrumented_cc(args, opt)[1:])):
+        d = os.path.join(work, kind)
+        os.makedirs(d, exist_ok=True)
+        lib = os.path.join(d, "libjsoncpp.so")
+        fidelity.run(cxx + ["-fPIC", "-shared", inc] + lib_units + ["-o", lib])
+        # the library's trace calls resolve to the executable's block_trace.o
+        extra = [bt, "-Wl,--export-dynamic-symbol=__crashtrail_test_block"] if kind == "ct" else []
+        for name, units in (("jsoncpp_test", test_units), ("jsontestrunner", runner)):
+            exes[kind, name] = os.path.join(d, name)
+            fidelity.run(cxx + [inc] + units + extra + [
+                "-o", exes[kind, name], lib, "-Wl,-rpath," + d])
+    # The runner writes its results next to its input: copies of the inputs, in the work
+    # directory. fail_test_stack_limit nests deeper than the reader allows: a throw from the
+    # bottom of its recursion, caught in main.
+    data = os.path.join(work, "data")
+    os.makedirs(data, exist_ok=True)
+    runs = [("unit", "jsoncpp_test", [])]
+    for name in ("legacy_test_complex_01", "legacy_test_large_01", "fail_test_stack_limit",
+                 "fail_test_array_02", "fail_invalid_quote"):
+        shutil.copy(os.path.join(root, "test", "data", name + ".json"), data)
+        runs.append((name, "jsontestrunner", [os.path.join(data, name + ".json")]))
+    for name in ("fail1", "fail18", "fail33"):
+        shutil.copy(os.path.join(root, "test", "jsonchecker", name + ".json"), data)
+        runs.append((name, "jsontestrunner",
+                     ["--json-checker", os.path.join(data, name + ".json")]))
+    return [(name, [exes["ct", exe]] + a, [exes["plain", exe]] + a) for name, exe, a in runs]
 
 
 def build_lua(args, env, opt, work, bt):
@@ -211,14 +266,23 @@ def check_run(args, work, name, argv, plain_argv):
                        env=dict(os.environ, CRASHTRAIL_DIR=dumps, CRASHTRAIL_RING_KB=RING_KB[args.program],
                                 CT_BLOCK_TRACE=trace))
     files = os.listdir(dumps)
-    if r.returncode or len(files) != 1:
+    if (r.returncode and not plain_argv) or len(files) != 1:  # else: the plain build's status
         return "exit %d, dumps %s\n%s" % (r.returncode, files, r.stderr[-2000:])
     if plain_argv:
         p = subprocess.run(plain_argv, capture_output=True, text=True, cwd=work, timeout=600)
         if (p.stdout, p.returncode) != (r.stdout, r.returncode):
             return "behaviour changed: %r/%d vs %r/%d" % (p.stdout[-300:], p.returncode,
                                                           r.stdout[-300:], r.returncode)
-    dump = os.path.join(dumps, files[0])
+    bad = check_dump(args, work, name, trace, os.path.join(dumps, files[0]))
+    if bad:
+        return bad
+    shutil.rmtree(dumps, ignore_errors=True)
+    os.unlink(trace)
+    return None
+
+
+def check_dump(args, work, name, trace, dump, quiet=False):
+    """A run's trace against its dump: None if they agree, else what went wrong."""
     ct = os.path.join(args.build, "bin", "crashtrail")
     bad = None
     for extra in ([], ["--steps=200"]):
@@ -232,26 +296,101 @@ def check_run(args, work, name, argv, plain_argv):
     blocks_cmd = [ct, "show", "--format=blocks", dump]
     if args.tables:  # the table lines are checked too: kept (one module, one thread)
         blocks = fidelity.run(blocks_cmd).stdout
-        diff = first_difference(trace, blocks.splitlines(), biases, work)
+        diff = first_difference(trace, blocks.splitlines(), biases, work, quiet)
     else:
         with subprocess.Popen(blocks_cmd, stdout=subprocess.PIPE, text=True) as show:
-            diff = first_difference(trace, show.stdout, biases, work)
+            diff = first_difference(trace, show.stdout, biases, work, quiet)
             show.stdout.close()  # a difference leaves the rest unread
         if not diff and show.returncode:
             diff = "crashtrail show --format=blocks failed (%d)" % show.returncode
     bad = diff + ("; " + bad if bad else "") if diff else bad
     if not bad and args.tables:
         bad = compare_tables(read_trace(trace, int(tl["modules"][0]["load_bias"], 16)), blocks)
-    if bad:
-        return bad
-    shutil.rmtree(dumps, ignore_errors=True)
-    os.unlink(trace)
+    return bad
+
+
+def build_gawk(args, env, opt, work, bt):
+    """GNU awk 5.2 from Debian's source, configured and built as its users do (with its
+    dynamically loaded extensions), every block traced: its own test suite is the workload."""
+    src = fidelity.source_root(env, "gawk", "gawk-5.*")
+    tree = os.path.join(work, "gawk")
+    # The trace as a shared library: the executable, the extensions and configure's test
+    # programs all call it, and one copy keeps one buffer.
+    lib = os.path.join(work, "libctbt.so")
+    fidelity.run(["clang-14", "-O2", "-fPIC", "-shared", "-I" + os.path.join(args.build, "include"),
+                  os.path.join(HERE, "block_trace.c"), "-o", lib])
+    if not os.path.exists(os.path.join(tree, ".built")):
+        # in a copy of the sources (cp -a: the autotools outputs stay newer than their inputs)
+        shutil.rmtree(tree, ignore_errors=True)
+        fidelity.run(["cp", "-a", src, tree])
+        cc = instrumented_cc(args, opt)
+        fidelity.run(["./configure", "--disable-nls", "CC=" + " ".join(cc[:1] + cc[2:]),
+                      "CFLAGS=" + cc[1] + " -gline-tables-only",
+                      "LIBS=-L%s -lctbt -Wl,-rpath,%s" % (work, work)], cwd=tree)
+        # -k: Debian's source lacks the manual's texinfo input; the program and its
+        # extensions must be built
+        subprocess.run(["make", "-k", "-j%d" % env.jobs], cwd=tree, capture_output=True)
+        if not (os.path.exists(os.path.join(tree, "gawk")) and
+                glob.glob(os.path.join(tree, "extension", ".libs", "*.so"))):
+            raise RuntimeError("gawk or its extensions failed to build in " + tree)
+        open(os.path.join(tree, ".built"), "w").close()
+    return [("suite", ["make", "-C", "test", "check"], tree)]
+
+
+def check_suite(args, work, name, argv, cwd):
+    """Every process of a test suite that ran instrumented code: its trace (one per process id)
+    against its dump. None if all agree, else what went wrong."""
+    traces, dumps = os.path.join(work, name + ".traces"), os.path.join(work, name + ".dumps")
+    for d in (traces, dumps):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+    subprocess.run(argv, cwd=cwd, capture_output=True, timeout=3600,
+                   env=dict(os.environ, CRASHTRAIL_DIR=dumps, CRASHTRAIL_RING_KB=RING_KB[args.program],
+                            CT_BLOCK_TRACE=os.path.join(traces, "trace.%p")))
+    by_pid = {}  # crashtrail-PROGRAM-PID-TIME[-N].ctd
+    for f in os.listdir(dumps):
+        m = re.search(r"-(\d+)-\d{8}T\d{6}(-\d+)?\.ctd$", f)
+        if m:
+            by_pid.setdefault(m.group(1), []).append(os.path.join(dumps, f))
+    pairs = []
+    for t in sorted(os.listdir(traces)):
+        pid = t.split(".", 1)[1]
+        if len(by_pid.get(pid, [])) != 1:
+            return "process %s: a trace and %d dumps" % (pid, len(by_pid.get(pid, [])))
+        pairs.append((pid, os.path.join(traces, t), by_pid[pid][0]))
+
+    def one(pair):
+        pid, trace, dump = pair
+        pwork = os.path.join(work, name + ".check." + pid)
+        os.makedirs(pwork, exist_ok=True)
+        bad = check_dump(args, pwork, pid, trace, dump, quiet=True)
+        if not bad or bad == "rings too small for the run":
+            shutil.rmtree(pwork, ignore_errors=True)
+            os.unlink(trace)
+            os.unlink(dump)
+        return pid, bad
+
+    with concurrent.futures.ThreadPoolExecutor(env_jobs()) as pool:
+        results = list(pool.map(one, pairs))
+    wrapped = [p for p, b in results if b == "rings too small for the run"]
+    failed = [(p, b) for p, b in results if b and b != "rings too small for the run"]
+    print("%s: %d processes, %d identical, %d with wrapped rings (not compared)" % (
+        name, len(results), len(results) - len(wrapped) - len(failed), len(wrapped)))
+    if len(results) - len(wrapped) < 100:
+        return "only %d processes compared" % (len(results) - len(wrapped))
+    if failed:
+        return "%d processes differ; first: %s: %s" % (len(failed), failed[0][0], failed[0][1])
     return None
+
+
+def env_jobs():
+    return os.cpu_count() or 2
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--program", choices=["sqlite", "lua", "sqlite-threads"], default="sqlite")
+    ap.add_argument("--program", choices=["sqlite", "lua", "sqlite-threads", "jsoncpp", "gawk"],
+                    default="sqlite")
     ap.add_argument("--build", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--sources", help="Debian sources (shared with the fidelity tests)")
@@ -273,9 +412,13 @@ def main():
         owork = os.path.join(work, opt)
         os.makedirs(owork, exist_ok=True)
         build = {"sqlite": build_sqlite, "lua": build_lua,
-                 "sqlite-threads": build_sqlite_threads}[args.program]
+                 "sqlite-threads": build_sqlite_threads, "jsoncpp": build_jsoncpp,
+                 "gawk": build_gawk}[args.program]
         for name, argv, plain_argv in build(args, env, opt, owork, bt):
-            bad = check_run(args, owork, name, argv, plain_argv)
+            if args.program in SUITES:  # plain_argv: the directory the suite runs in
+                bad = check_suite(args, owork, name, argv, plain_argv)
+            else:
+                bad = check_run(args, owork, name, argv, plain_argv)
             print("%s -%s %s: %s" % (args.program, opt, name, "FAIL: " + bad if bad else "ok"))
             failed += bad is not None
     return 1 if failed else 0
