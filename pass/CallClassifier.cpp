@@ -127,6 +127,17 @@ bool mayDeferRecord(const CallInst &CI) {
          (CI.doesNotThrow() || Caller.doesNotThrow()) && !Caller.callsFunctionThatReturnsTwice();
 }
 
+bool isTailPositionCall(const CallInst &CI) {
+  auto *Ret = dyn_cast_or_null<ReturnInst>(CI.getNextNonDebugInstruction());
+  if (!Ret || !CI.isTailCall() || mayComeBackElsewhere(CI) ||
+      CI.getFunction()->getFnAttribute("disable-tail-calls").getValueAsBool())
+    return false;
+  // A function that returns nothing may drop the callee's result: `call i32 @f(); ret void`
+  // is a tail call for codegen too (a `jmp`; SQLite's `pthreadMutexEnter`).
+  Value *RV = Ret->getReturnValue();
+  return !RV || RV == &CI;
+}
+
 std::string calleeName(const CallBase &CB) {
   const Function *Callee = CB.getCalledFunction();
   if (!Callee) {

@@ -45,6 +45,12 @@ bool mayComeBackElsewhere(const llvm::CallBase &CB);
 // the walk passes. Calls in tail position are not split (the caller decides that).
 bool mayDeferRecord(const llvm::CallInst &CI);
 
+// A call marked `tail` whose result (or nothing) is returned right after it, which codegen
+// may turn into a jump. If codegen keeps a call after all (arguments on the stack, say), the
+// frame returns at once when the callee does: the timeline is the same, and only a crash
+// inside the callee sees the frame in its unwound stack.
+bool isTailPositionCall(const llvm::CallInst &CI);
+
 // The name shown for the callee in summaries; empty for an indirect call.
 std::string calleeName(const llvm::CallBase &CB);
 

@@ -295,7 +295,7 @@ struct Emitter {
   }
 
   // Calls nothing but intrinsics, inline assembly and calls in tail position (jumps once codegen
-  // is done, see PlanBuilder's isTailPositionCall): a leaf for the code generator, which then
+  // is done, see CallClassifier's isTailPositionCall): a leaf for the code generator, which then
   // needs no frame, unless a slow path is a real call.
   bool callsNothing(Function &F) const {
     SmallPtrSet<const Instruction *, 8> TailCalls;

@@ -1,7 +1,5 @@
 //===- ModuleExits.cpp - whose frames may be entered from, or return to, other code -----===//
-// See ModuleExits.h. The tail-call test mirrors PlanBuilder's: a call marked `tail` whose
-// result (or nothing) is returned right after it, or through a block that is only
-// `phi; ret`, which PlanBuilder copies behind the call before planning.
+// See ModuleExits.h.
 #include "ModuleExits.h"
 
 #include "CallClassifier.h"
@@ -14,27 +12,24 @@ using namespace llvm;
 
 namespace crashtrail {
 
-static bool returnsResultOf(const ReturnInst &Ret, const CallInst &CI, const BasicBlock *From) {
-  const Value *RV = Ret.getReturnValue();
-  if (!RV || RV == &CI) return true;
-  auto *Phi = dyn_cast<PHINode>(RV);
-  return Phi && From && Phi->getParent() == Ret.getParent() &&
-         Phi->getIncomingValueForBlock(From) == &CI;
-}
-
+// A call in tail position as PlanBuilder will see it: right before its `ret`, or before a
+// branch to a block that is only `phi; ret` returning the call's result, which PlanBuilder
+// copies behind the call before planning.
 static bool mayBeTailCall(const CallInst &CI) {
-  if (!CI.isTailCall() && !CI.isMustTailCall()) return false;
-  if (CI.getFunction()->getFnAttribute("disable-tail-calls").getValueAsBool()) return false;
-  const Instruction *Next = CI.getNextNonDebugInstruction();
-  if (auto *Ret = dyn_cast_or_null<ReturnInst>(Next)) return returnsResultOf(*Ret, CI, nullptr);
-  auto *Br = dyn_cast_or_null<BranchInst>(Next);
-  if (!Br || Br->isConditional()) return false;
+  if (CI.isMustTailCall() || isTailPositionCall(CI)) return true;
+  auto *Br = dyn_cast_or_null<BranchInst>(CI.getNextNonDebugInstruction());
+  if (!Br || Br->isConditional() || !CI.isTailCall() || mayComeBackElsewhere(CI) ||
+      CI.getFunction()->getFnAttribute("disable-tail-calls").getValueAsBool())
+    return false;
   const BasicBlock *R = Br->getSuccessor(0);
   auto *Ret = dyn_cast<ReturnInst>(R->getTerminator());
   if (!Ret) return false;
   for (const Instruction &I : *R)
     if (&I != Ret && !isa<PHINode>(I) && !isa<DbgInfoIntrinsic>(I)) return false;
-  return returnsResultOf(*Ret, CI, CI.getParent());
+  const Value *RV = Ret->getReturnValue();
+  auto *Phi = dyn_cast_or_null<PHINode>(RV);
+  return !RV || (Phi && Phi->getParent() == R &&
+                 Phi->getIncomingValueForBlock(CI.getParent()) == &CI);
 }
 
 // Adds to Set every function tail-called by one in it, to a fixpoint.

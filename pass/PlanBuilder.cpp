@@ -69,21 +69,6 @@ struct Builder {
     }
   }
 
-  // A call marked `tail` whose result (or nothing) is returned right after it, which codegen
-  // may turn into a jump. If codegen keeps a call after all (arguments on the stack, say), the
-  // frame returns at once when the callee does: the timeline is the same, and only a crash
-  // inside the callee sees the frame in its unwound stack.
-  bool isTailPositionCall(const CallInst &CI) const {
-    auto *Ret = dyn_cast_or_null<ReturnInst>(CI.getNextNonDebugInstruction());
-    if (!Ret || !CI.isTailCall() || mayComeBackElsewhere(CI) ||
-        F.getFnAttribute("disable-tail-calls").getValueAsBool())
-      return false;
-    // A function that returns nothing may drop the callee's result: `call i32 @f(); ret void`
-    // is a tail call for codegen too (a `jmp`; SQLite's `pthreadMutexEnter`).
-    Value *RV = Ret->getReturnValue();
-    return !RV || RV == &CI;
-  }
-
   // The optimiser merges a function's returns into one block, `phi; ret`, and leaves it to
   // codegen to copy the return back behind each call that can then become a jump (what
   // CodeGenPrepare's dupRetToEnableTailCallOpts does). Done here first, so that such a call is

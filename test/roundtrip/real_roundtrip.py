@@ -408,7 +408,7 @@ def check_suite(args, work, name, argv, cwd):
             os.unlink(dump)
         return pid, bad
 
-    with concurrent.futures.ThreadPoolExecutor(env_jobs()) as pool:
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         results = list(pool.map(one, pairs))
     wrapped = [p for p, b in results if b == "rings too small for the run"]
     failed = [(p, b) for p, b in results if b and b != "rings too small for the run"]
@@ -420,9 +420,6 @@ def check_suite(args, work, name, argv, cwd):
         return "%d processes differ; first: %s: %s" % (len(failed), failed[0][0], failed[0][1])
     return None
 
-
-def env_jobs():
-    return os.cpu_count() or 2
 
 
 def main():
