@@ -18,6 +18,11 @@
  * page-aligned and a whole number of pages long). Whatever the direct write does not take (a
  * file system without O_DIRECT, a short write) is written through the page cache after it.
  *
+ * Under valgrind's memcheck the dump is written with error reporting off: it copies memory as
+ * it is, the stack's uninitialised slots and the bytes past its end up to the kernel's EFAULT
+ * included, which memcheck would report as a program error (a client request: a few no-op
+ * instructions when valgrind is absent, and only on the dump's path).
+ *
  * Invariant: a dump either ends with a CT_DS_END section whose total equals the file size, or
  * the reader treats it as truncated. Static buffers are safe: ct_dump_acquire lets one thread
  * at a time in.
@@ -33,6 +38,16 @@
 #include <asm/prctl.h>
 
 #include "rt_internal.h"
+
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef VALGRIND_DISABLE_ERROR_REPORTING
+#define VALGRIND_DISABLE_ERROR_REPORTING
+#define VALGRIND_ENABLE_ERROR_REPORTING
+#endif
 
 char ct_last_dump[CT_PATH_MAX];
 static _Atomic pid_t ct_dump_owner_tid;
@@ -498,12 +513,14 @@ int ct_dump_write(const struct ct_dump_request *req, char *path, size_t cap) {
    * it is queued instead and would kill the process once the handler returns. Setting SIG_IGN
    * again, before restoring the old action, discards it. */
   sigaction(SIGXFSZ, &ign, &old_xfsz);
+  VALGRIND_DISABLE_ERROR_REPORTING;
   rc = ct_dump_into(ct_cfg.dir, req, path, cap);
   if (rc < 0) {
     ct_report_failure(ct_cfg.dir, -rc, "; trying the fallback directory");
     rc = ct_dump_into(ct_cfg.fallback_dir, req, path, cap);
     if (rc < 0) ct_report_failure(ct_cfg.fallback_dir, -rc, "; no dump was written");
   }
+  VALGRIND_ENABLE_ERROR_REPORTING;
   sigaction(SIGXFSZ, &ign, NULL);
   sigaction(SIGXFSZ, &old_xfsz, NULL);
   if (rc == 0) ct_strlcpy(ct_last_dump, path, sizeof ct_last_dump);

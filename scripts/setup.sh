@@ -8,9 +8,10 @@ profile=${1:-test}
 
 pkgs=(build-essential cmake ninja-build python3 file binutils
       clang-14 llvm-14-dev libclang-14-dev llvm-14-tools lld-14
-      libdwarf-dev libelf-dev zlib1g-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libcapstone-dev)
+      libdwarf-dev libelf-dev zlib1g-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libcapstone-dev
+      valgrind)  # valgrind.h: the runtime's dump turns memcheck's reports off while it copies memory
 if [ "$profile" = test ] || [ "$profile" = bench ]; then
-  pkgs+=(valgrind csmith libcsmith-dev llvm-19-dev libclang-19-dev clang-19 libclang-rt-19-dev chromium
+  pkgs+=(csmith libcsmith-dev llvm-19-dev libclang-19-dev clang-19 libclang-rt-19-dev chromium
          dpkg-dev gdb tcl strace)
 fi
 if [ "$profile" = bench ]; then
