@@ -9,7 +9,10 @@ jsoncpp (C++) as an instrumented shared library under its unit tests and its rea
 runner (exceptions thrown in one module and caught in the other, static initialisers); or GNU
 awk built from Debian's source as its users build it (configure, make, its extensions), whose
 own test suite is the workload: every process of `make check` that ran gawk leaves a trace and
-a dump, and each pair must agree (processes whose rings wrapped are counted, not compared).
+a dump, and each pair must agree (processes whose rings wrapped are counted, not compared); or
+xz the same way, liblzma an instrumented shared library, its `make check` and then its
+multi-threaded encoder and decoder (four threads); or GNU sed, its scripts (three under
+valgrind) and gnulib's unit tests. A suite's pairs are compared while it runs.
 
 Every block a run executes is traced independently (-crashtrail-block-trace, block_trace.c) and
 must equal, thread by thread and block for block, what `crashtrail show --format=blocks`
@@ -21,7 +24,7 @@ the last/first tables too, and every block's entries must match the trace's time
 found where a carried record may start and a flush whose "holds bits" test misread a record
 started elsewhere (docs/fidelity.md, AE).
 
-  real_roundtrip.py --program sqlite|lua|sqlite-threads|jsoncpp|gawk --build BUILD --work DIR
+  real_roundtrip.py --program sqlite|lua|sqlite-threads|jsoncpp|gawk|xz|sed --build BUILD --work DIR
                     [--sources DIR]
                     [--opt O0|O2]... [--tables] [--pass-option OPT]...
 """
@@ -33,8 +36,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -57,9 +62,17 @@ LUA_RUNS = [("workload", os.path.join(FID, "workload.lua"), "2"),
 
 # Each thread's ring in each module, in KB: SQLite's threads write ten rings.
 RING_KB = {"sqlite": "1048576", "lua": "1048576", "sqlite-threads": "16384",
-           "jsoncpp": "1048576", "gawk": "4096"}
-# Programs whose workload is their own test suite, many processes (check_suite).
-SUITES = ("gawk",)
+           "jsoncpp": "1048576", "gawk": "4096", "xz": "1024",
+           "sed": "1024"}
+# Programs whose workload is their own test suite, many processes (check_suite): at least
+# SUITE_MIN_COMPARED of them compared, and the suite stopped while the dumps not yet compared
+# take more than SUITE_BACKLOG bytes.
+SUITES = ("gawk", "xz", "sed")
+SUITE_MIN_COMPARED = 100
+SUITE_BACKLOG = 2 << 30
+# Events a suite's process traces at most: more than its rings hold (a longer run's trace is
+# left out, its rings wrapped; if they did not, it fails).
+SUITE_TRACE_MAX = 8 << 20
 
 
 def split_trace(trace_path, biases, work):
@@ -280,6 +293,12 @@ def check_run(args, work, name, argv, plain_argv):
     return None
 
 
+# What check_dump says of a run that cannot be compared: its rings wrapped, or other threads
+# were still running when the process exited and dumped (block_trace.c waits 2 s for them).
+WRAPPED = "rings too small for the run"
+UNSETTLED = "threads still running at the dump"
+
+
 def check_dump(args, work, name, trace, dump, quiet=False):
     """A run's trace against its dump: None if they agree, else what went wrong."""
     ct = os.path.join(args.build, "bin", "crashtrail")
@@ -290,7 +309,10 @@ def check_dump(args, work, name, trace, dump, quiet=False):
             bad = (bad + "; " if bad else "") + "warnings%s: %s" % (
                 " " + extra[0] if extra else "", "; ".join(tl["warnings"][:5]))
     if any(t.get("history_lost") for t in tl["threads"]):
-        return "rings too small for the run"
+        return WRAPPED
+    with open(trace) as tr:
+        if tr.readline().startswith("unsettled"):
+            return UNSETTLED
     biases = {m["name"]: int(m["load_bias"], 16) for m in tl["modules"]}
     blocks_cmd = [ct, "show", "--format=blocks", dump]
     if args.tables:  # the table lines are checked too: kept (one thread)
@@ -335,23 +357,39 @@ def compare_module_tables(trace_path, blocks_out, biases):
     return None if entries else "no table entries in the dump"
 
 
-# Autotools packages whose own test suite is the workload: Debian source package, source
-# directory pattern, configure options, what must have been built, the suite's command.
+# Autotools packages whose own test suite is the workload: the Debian source package, its
+# directory's pattern, configure's options, what must have been built, the suite's command,
+# whether it must pass (gawk's fails three locale tests on a machine without those locales,
+# sed's a test of permissions when run as root, as plain builds do: test/packages compares the
+# suites' results with a plain build's), and compiler options besides the trace's.
 AUTOTOOLS_SUITES = {
-    "gawk": ("gawk", "gawk-5.*", ["--disable-nls"], ["gawk", "extension/.libs/*.so"],
-             ["make", "-C", "test", "check"]),
+    "gawk": dict(source="gawk", pattern="gawk-5.*", configure=["--disable-nls"],
+                 built=["gawk", "extension/.libs/*.so"], suite=["make", "-C", "test", "check"],
+                 must_pass=False, cflags=[]),
+    # the suite runs xz single-threaded: then liblzma's multi-threaded encoder and decoder, four
+    # threads on eight blocks
+    "xz": dict(source="xz-utils", pattern="xz-utils-5.*", configure=["--disable-nls", "--disable-doc"],
+               built=["src/xz/xz", "src/liblzma/.libs/liblzma.so"],
+               suite=["sh", "-ec", "make -C tests check; head -c 60000 tests/compress_generated_text"
+                      " > mt.in; src/xz/xz -T4 -1 --block-size=8KiB -c mt.in > mt.xz;"
+                      " src/xz/xz -T4 -dc mt.xz | cmp - mt.in"],
+               must_pass=True, cflags=[]),
+    # sed's scripts and gnulib's unit tests (c-stack's stack overflow on an alternate signal
+    # stack, sigsegv, regex); DWARF 4: three of its tests run sed under valgrind, whose 3.19
+    # cannot read clang 14's DWARF 5
+    "sed": dict(source="sed", pattern="sed-4.*", configure=["--disable-nls"], built=["sed/sed"],
+                suite=["make", "check"], must_pass=False, cflags=["-gdwarf-4"]),
 }
 
 
 def build_autotools_suite(args, env, opt, work, bt):
     """A package from Debian's source, configured and built as its users build it (with its
     shared libraries or extensions), every block traced: its own test suite is the workload.
-    GNU awk 5.2, its extensions dynamically loaded. Every process leaves a dump of its rings'
-    whole size: about 3 GB for gawk's suite with 4 MB rings, compared and deleted once the
-    suite has run. (A suite that runs a multi-threaded program thousands of times, as xz's
-    does, would need its dumps compared while it runs: xz's filled 60 GB.)"""
-    pkg, pattern, configure, built, suite = AUTOTOOLS_SUITES[args.program]
-    src = fidelity.source_root(env, pkg, pattern)
+    GNU awk 5.2, its extensions dynamically loaded; xz 5.4, liblzma a shared library; GNU sed
+    4.9 and gnulib's tests. Every process leaves a dump of its rings' whole size (xz's suite,
+    with 4 MB rings, 60 GB of them): check_suite compares them while the suite runs."""
+    pkg = AUTOTOOLS_SUITES[args.program]
+    src = fidelity.source_root(env, pkg["source"], pkg["pattern"])
     tree = os.path.join(work, args.program)
     # The trace as a shared library: the executables, the libraries and configure's test
     # programs all call it, and one copy keeps one buffer.
@@ -363,69 +401,139 @@ def build_autotools_suite(args, env, opt, work, bt):
         shutil.rmtree(tree, ignore_errors=True)
         fidelity.run(["cp", "-a", src, tree])
         cc = instrumented_cc(args, opt)
-        fidelity.run(["./configure"] + configure + [
-            "CC=" + " ".join(cc[:1] + cc[2:]), "CFLAGS=" + cc[1] + " -gline-tables-only",
-            "LIBS=-L%s -lctbt -Wl,-rpath,%s" % (work, work)], cwd=tree)
+        # the compiler links the trace's library into everything it links, also what a test
+        # suite compiles with $(CC) alone (gawk's makepmafile)
+        wrapper = os.path.join(work, "cc-ctbt")
+        with open(wrapper, "w") as w:
+            w.write('#!/bin/sh\nfor a in "$@"; do case "$a" in -c|-S|-E|-M|-MM) exec %s "$@";; '
+                    'esac; done\nexec %s "$@" -L%s -lctbt -Wl,-rpath,%s\n'
+                    % ((" ".join(cc[:1] + cc[2:]),) * 2 + (work, work)))
+        os.chmod(wrapper, 0o755)
+        fidelity.run(["./configure"] + pkg["configure"] + [
+            "CC=" + wrapper, "CFLAGS=" + " ".join([cc[1], "-gline-tables-only"] + pkg["cflags"])],
+            cwd=tree)
         # -k: Debian's gawk source lacks the manual's texinfo input; what `built` names must be
         subprocess.run(["make", "-k", "-j%d" % env.jobs], cwd=tree, capture_output=True)
-        missing = [b for b in built if not glob.glob(os.path.join(tree, b))]
+        missing = [b for b in pkg["built"] if not glob.glob(os.path.join(tree, b))]
         if missing:
             raise RuntimeError("%s failed to build in %s: %s" % (args.program, tree, missing))
         open(os.path.join(tree, ".built"), "w").close()
-    return [("suite", suite, tree)]
+    return [("suite", pkg["suite"], tree)]
 
 
 def check_suite(args, work, name, argv, cwd):
-    """Every process of a test suite that ran instrumented code: its trace (one per process id)
-    against its dump. None if all agree, else what went wrong."""
-    traces, dumps = os.path.join(work, name + ".traces"), os.path.join(work, name + ".dumps")
-    for d in (traces, dumps):
+    """Every process of a test suite that ran instrumented code: its trace against its dump,
+    compared while the suite runs and deleted once they agree, so that the disk holds only the
+    pairs not yet compared (a suite that runs a multi-threaded program thousands of times
+    writes more dumps than a disk holds). block_trace.c names each trace after its process's
+    dump and renames it into place once written: a trace present is a pair ready. The suite is
+    stopped (SIGSTOP to its process group) while the pairs waiting take more than
+    SUITE_BACKLOG bytes. Pairs that differ are kept in NAME.failed. None if all agree, else
+    what went wrong."""
+    traces, dumps, failed_dir = (os.path.join(work, name + s) for s in (".traces", ".dumps", ".failed"))
+    for d in (traces, dumps, failed_dir):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
-    subprocess.run(argv, cwd=cwd, capture_output=True, timeout=3600,
-                   env=dict(os.environ, CRASHTRAIL_DIR=dumps, CRASHTRAIL_RING_KB=RING_KB[args.program],
-                            CT_BLOCK_TRACE=os.path.join(traces, "trace.%p")))
-    by_pid = {}  # crashtrail-PROGRAM-PID-TIME[-N].ctd
-    for f in os.listdir(dumps):
-        m = re.search(r"-(\d+)-\d{8}T\d{6}(-\d+)?\.ctd$", f)
-        if m:
-            by_pid.setdefault(m.group(1), []).append(os.path.join(dumps, f))
-    pairs = []
-    for t in sorted(os.listdir(traces)):
-        pid = t.split(".", 1)[1]
-        if len(by_pid.get(pid, [])) != 1:
-            return "process %s: a trace and %d dumps" % (pid, len(by_pid.get(pid, [])))
-        pairs.append((pid, os.path.join(traces, t), by_pid[pid][0]))
+    log = open(os.path.join(work, name + ".log"), "w")
+    suite = subprocess.Popen(argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
+                             start_new_session=True,
+                             env=dict(os.environ, CRASHTRAIL_DIR=dumps,
+                                      CRASHTRAIL_RING_KB=RING_KB[args.program],
+                                      CT_BLOCK_TRACE=os.path.join(traces, "%D.trace"),
+                                      CT_BLOCK_TRACE_MAX=str(SUITE_TRACE_MAX)))
+    pool = concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2)
+    pending, results, unpaired = {}, [], []  # trace -> future; (dump, bad); traces without dumps
+    stopped = False
 
-    def one(pair):
-        pid, trace, dump = pair
-        pwork = os.path.join(work, name + ".check." + pid)
+    def one(trace, dump):
+        pwork = os.path.join(work, os.path.basename(trace) + ".check")
         os.makedirs(pwork, exist_ok=True)
-        bad = check_dump(args, pwork, pid, trace, dump, quiet=True)
-        if not bad or bad == "rings too small for the run":
-            shutil.rmtree(pwork, ignore_errors=True)
+        bad = check_dump(args, pwork, os.path.basename(dump), trace, dump, quiet=True)
+        shutil.rmtree(pwork, ignore_errors=True)
+        if bad and bad not in (WRAPPED, UNSETTLED):
+            for f in (trace, dump):
+                shutil.move(f, failed_dir)
+        else:
             os.unlink(trace)
             os.unlink(dump)
-        return pid, bad
+        return os.path.basename(dump), bad
 
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        results = list(pool.map(one, pairs))
-    wrapped = [p for p, b in results if b == "rings too small for the run"]
-    failed = [(p, b) for p, b in results if b and b != "rings too small for the run"]
-    print("%s: %d processes, %d identical, %d with wrapped rings (not compared)" % (
-        name, len(results), len(results) - len(wrapped) - len(failed), len(wrapped)))
-    if len(results) - len(wrapped) < 100:
+    def sweep():
+        for t in os.listdir(traces):
+            trace = os.path.join(traces, t)
+            if not t.endswith(".trace") or trace in pending:
+                continue
+            dump = os.path.join(dumps, t[:-len(".trace")])
+            if os.path.exists(dump):
+                pending[trace] = pool.submit(one, trace, dump)
+            else:  # "no-dump.trace": the dump failed
+                unpaired.append(t)
+                shutil.move(trace, os.path.join(failed_dir, t + "." + str(len(unpaired))))
+
+    def backlog():
+        total = 0
+        for d in (dumps, traces):
+            for f in os.listdir(d):
+                try:
+                    total += os.path.getsize(os.path.join(d, f))
+                except FileNotFoundError:  # compared and deleted meanwhile
+                    pass
+        return total
+
+    def terminated(signo, frame):
+        raise SystemExit("terminated by signal %d" % signo)
+
+    signal.signal(signal.SIGTERM, terminated)  # the suite, in a session of its own, killed too
+    try:
+        start = time.monotonic()
+        while suite.poll() is None:
+            if time.monotonic() - start > 3600:
+                raise RuntimeError("the suite ran for more than an hour")
+            sweep()
+            for t in [t for t, f in pending.items() if f.done()]:
+                results.append(pending.pop(t).result())
+            over = backlog() > SUITE_BACKLOG
+            if over != stopped:
+                os.killpg(suite.pid, signal.SIGSTOP if over else signal.SIGCONT)
+                stopped = over
+            time.sleep(0.2)
+        sweep()
+        results += [f.result() for f in pending.values()]
+    finally:
+        if suite.poll() is None:
+            os.killpg(suite.pid, signal.SIGKILL)
+            os.killpg(suite.pid, signal.SIGCONT)
+        pool.shutdown(wait=True, cancel_futures=True)
+    # dumps without a trace: processes that died without exiting (killed, or crashed)
+    crashed = [f for f in os.listdir(dumps) if f.endswith(".ctd")]
+    for f in crashed:
+        os.unlink(os.path.join(dumps, f))
+    wrapped = [p for p, b in results if b == WRAPPED]
+    unsettled = [p for p, b in results if b == UNSETTLED]
+    failed = [(p, b) for p, b in results if b and b not in (WRAPPED, UNSETTLED)]
+    print("%s: %d processes, %d identical; not compared: %d with wrapped rings, %d with threads "
+          "running at exit; %d dumps without a trace (killed)" % (
+              name, len(results), len(results) - len(wrapped) - len(unsettled) - len(failed),
+              len(wrapped), len(unsettled), len(crashed)))
+    if suite.returncode:
+        print("%s: the suite's exit status %d (its output in %s)" % (name, suite.returncode, log.name))
+    wrapped += unsettled
+    if suite.returncode and AUTOTOOLS_SUITES[args.program]["must_pass"]:
+        return "the suite failed (exit %d; its output in %s)" % (suite.returncode, log.name)
+    if unpaired:
+        return "%d traces without a dump (kept in %s)" % (len(unpaired), failed_dir)
+    if len(results) - len(wrapped) < SUITE_MIN_COMPARED:
         return "only %d processes compared" % (len(results) - len(wrapped))
     if failed:
-        return "%d processes differ; first: %s: %s" % (len(failed), failed[0][0], failed[0][1])
+        return "%d processes differ (kept in %s); first: %s: %s" % (
+            len(failed), failed_dir, failed[0][0], failed[0][1])
     return None
-
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--program", default="sqlite",
-                    choices=["sqlite", "lua", "sqlite-threads", "jsoncpp", "gawk"])
+                    choices=["sqlite", "lua", "sqlite-threads", "jsoncpp"] + sorted(AUTOTOOLS_SUITES))
     ap.add_argument("--build", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--sources", help="Debian sources (shared with the fidelity tests)")
@@ -448,7 +556,8 @@ def main():
         os.makedirs(owork, exist_ok=True)
         build = {"sqlite": build_sqlite, "lua": build_lua,
                  "sqlite-threads": build_sqlite_threads, "jsoncpp": build_jsoncpp,
-                 "gawk": build_autotools_suite}[args.program]
+                 "gawk": build_autotools_suite, "xz": build_autotools_suite,
+                 "sed": build_autotools_suite}[args.program]
         for name, argv, plain_argv in build(args, env, opt, owork, bt):
             if args.program in SUITES:  # plain_argv: the directory the suite runs in
                 bad = check_suite(args, owork, name, argv, plain_argv)
