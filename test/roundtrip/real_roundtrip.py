@@ -333,26 +333,30 @@ def check_dump(args, work, name, trace, dump, quiet=False):
 def compare_module_tables(trace_path, blocks_out, biases):
     """Each block's table entry against the coarse times of its first and last traced event,
     blocks named by module, function and index, the function at its link-time address as the
-    decoder prints it (its address less the module's load bias): several modules, one thread.
-    None if they agree."""
-    seen = {}
+    decoder prints it (its address less the module's load bias). With several threads, each
+    keeps its own coarse time and a block's entry is a plain store: the entry holds the last
+    time of the thread whose store came last, and the first time of a thread that ran it first
+    (two threads running one block at once race for both, and the trace's order of their
+    events need not be that of their stores), so it must be one of the threads' last and first
+    times. None if they agree."""
+    seen = {}  # block -> {thread: (first, last)}
     with open(trace_path) as tr:
         tr.readline()
         for line in tr:
-            addr, block, now, _, mod, _ = line.split()
-            key = (mod, int(addr, 16) - biases[mod], int(block))
-            first_last = seen.get(key)
-            seen[key] = (first_last[0] if first_last else int(now), int(now))
+            addr, block, now, tid, mod, _ = line.split()
+            per_thread = seen.setdefault((mod, int(addr, 16) - biases[mod], int(block)), {})
+            first_last = per_thread.get(tid)
+            per_thread[tid] = (first_last[0] if first_last else int(now), int(now))
     entries = 0
     for line in blocks_out.splitlines():
         if not line.startswith("table "):
             continue
         _, mod, fn, block, last, first = line.split()
         key = (mod, int(fn, 16), int(block))
-        want_first, want_last = seen.get(key, (0, 0))
-        if (int(last), int(first)) != (want_last, want_first):
-            return "table entry of block %s: last %s, first %s; traced last %d, first %d" % (
-                key, last, first, want_last, want_first)
+        times = seen.get(key, {None: (0, 0)}).values()
+        if int(last) not in {l for _, l in times} or int(first) not in {f for f, _ in times}:
+            return "table entry of block %s: last %s, first %s; traced (first, last) by thread %s" % (
+                key, last, first, sorted(times))
         entries += 1
     return None if entries else "no table entries in the dump"
 
@@ -442,7 +446,8 @@ def check_suite(args, work, name, argv, cwd):
                                       CT_BLOCK_TRACE=os.path.join(traces, "%D.trace"),
                                       CT_BLOCK_TRACE_MAX=str(SUITE_TRACE_MAX)))
     pool = concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2)
-    pending, results, unpaired = {}, [], []  # trace -> future; (dump, bad); traces without dumps
+    # trace -> (future, bytes of the pair); (dump, bad); traces without dumps
+    pending, results, unpaired = {}, [], []
     stopped = False
 
     def one(trace, dump):
@@ -465,20 +470,11 @@ def check_suite(args, work, name, argv, cwd):
                 continue
             dump = os.path.join(dumps, t[:-len(".trace")])
             if os.path.exists(dump):
-                pending[trace] = pool.submit(one, trace, dump)
+                pending[trace] = (pool.submit(one, trace, dump),
+                                  os.path.getsize(trace) + os.path.getsize(dump))
             else:  # "no-dump.trace": the dump failed
                 unpaired.append(t)
                 shutil.move(trace, os.path.join(failed_dir, t + "." + str(len(unpaired))))
-
-    def backlog():
-        total = 0
-        for d in (dumps, traces):
-            for f in os.listdir(d):
-                try:
-                    total += os.path.getsize(os.path.join(d, f))
-                except FileNotFoundError:  # compared and deleted meanwhile
-                    pass
-        return total
 
     def terminated(signo, frame):
         raise SystemExit("terminated by signal %d" % signo)
@@ -490,15 +486,16 @@ def check_suite(args, work, name, argv, cwd):
             if time.monotonic() - start > 3600:
                 raise RuntimeError("the suite ran for more than an hour")
             sweep()
-            for t in [t for t, f in pending.items() if f.done()]:
-                results.append(pending.pop(t).result())
-            over = backlog() > SUITE_BACKLOG
+            for t in [t for t, (f, _) in pending.items() if f.done()]:
+                results.append(pending.pop(t)[0].result())
+            # only pairs count: a dump without a trace (a killed process) never goes away
+            over = sum(size for _, size in pending.values()) > SUITE_BACKLOG
             if over != stopped:
                 os.killpg(suite.pid, signal.SIGSTOP if over else signal.SIGCONT)
                 stopped = over
             time.sleep(0.2)
         sweep()
-        results += [f.result() for f in pending.values()]
+        results += [f.result() for f, _ in pending.values()]
     finally:
         if suite.poll() is None:
             os.killpg(suite.pid, signal.SIGKILL)
