@@ -12,7 +12,8 @@ own test suite is the workload: every process of `make check` that ran gawk leav
 a dump, and each pair must agree (processes whose rings wrapped are counted, not compared); or
 xz the same way, liblzma an instrumented shared library, its `make check` and then its
 multi-threaded encoder and decoder (four threads); or GNU sed, its scripts (three under
-valgrind) and gnulib's unit tests. A suite's pairs are compared while it runs.
+valgrind) and gnulib's unit tests; or GNU bash's suite. A suite's pairs are compared while it
+runs.
 
 Every block a run executes is traced independently (-crashtrail-block-trace, block_trace.c) and
 must equal, thread by thread and block for block, what `crashtrail show --format=blocks`
@@ -24,7 +25,7 @@ the last/first tables too, and every block's entries must match the trace's time
 found where a carried record may start and a flush whose "holds bits" test misread a record
 started elsewhere (docs/fidelity.md, AE).
 
-  real_roundtrip.py --program sqlite|lua|sqlite-threads|jsoncpp|gawk|xz|sed --build BUILD --work DIR
+  real_roundtrip.py --program sqlite|lua|sqlite-threads|jsoncpp|gawk|xz|sed|bash --build BUILD --work DIR
                     [--sources DIR]
                     [--opt O0|O2]... [--tables] [--pass-option OPT]...
 """
@@ -63,11 +64,11 @@ LUA_RUNS = [("workload", os.path.join(FID, "workload.lua"), "2"),
 # Each thread's ring in each module, in KB: SQLite's threads write ten rings.
 RING_KB = {"sqlite": "1048576", "lua": "1048576", "sqlite-threads": "16384",
            "jsoncpp": "1048576", "gawk": "4096", "xz": "1024",
-           "sed": "1024"}
+           "sed": "1024", "bash": "1024"}
 # Programs whose workload is their own test suite, many processes (check_suite): at least
 # SUITE_MIN_COMPARED of them compared, and the suite stopped while the dumps not yet compared
 # take more than SUITE_BACKLOG bytes.
-SUITES = ("gawk", "xz", "sed")
+SUITES = ("gawk", "xz", "sed", "bash")
 SUITE_MIN_COMPARED = 100
 SUITE_BACKLOG = 2 << 30
 # Events a suite's process traces at most: more than its rings hold (a longer run's trace is
@@ -251,11 +252,23 @@ def build_lua(args, env, opt, work, bt):
             for name, script, arg in LUA_RUNS]
 
 
+class BinaryGone(Exception):
+    """The post-mortem cannot open a module's binary: a process of a test suite ran a copy of
+    the program that the suite deleted afterwards (bash's posixexp.tests)."""
+
+
 def timeline(ct, dump, extra, path):
     """`crashtrail show --format=json`: the whole timeline when windowed (extra), else (every
     step of millions: gigabytes) only its modules and warnings, which end it."""
     with open(path, "w") as out:
-        subprocess.run([ct, "show", "--format=json"] + extra + [dump], stdout=out, check=True)
+        r = subprocess.run([ct, "show", "--format=json"] + extra + [dump], stdout=out,
+                           stderr=subprocess.PIPE, text=True)
+    if r.returncode:
+        os.unlink(path)
+        sys.stderr.write(r.stderr)
+        if "cannot open the binary" in r.stderr:
+            raise BinaryGone(r.stderr.strip())
+        raise subprocess.CalledProcessError(r.returncode, r.args, stderr=r.stderr)
     try:
         if extra:
             with open(path) as fh:
@@ -297,6 +310,8 @@ def check_run(args, work, name, argv, plain_argv):
 # were still running when the process exited and dumped (block_trace.c waits 2 s for them).
 WRAPPED = "rings too small for the run"
 UNSETTLED = "threads still running at the dump"
+GONE = "a module's binary was deleted after the run"
+NOT_COMPARED = (WRAPPED, UNSETTLED, GONE)
 
 
 def check_dump(args, work, name, trace, dump, quiet=False):
@@ -304,7 +319,10 @@ def check_dump(args, work, name, trace, dump, quiet=False):
     ct = os.path.join(args.build, "bin", "crashtrail")
     bad = None
     for extra in ([], ["--steps=200"]):
-        tl = timeline(ct, dump, extra, os.path.join(work, name + ".json"))
+        try:
+            tl = timeline(ct, dump, extra, os.path.join(work, name + ".json"))
+        except BinaryGone:
+            return GONE
         if tl["warnings"]:
             bad = (bad + "; " if bad else "") + "warnings%s: %s" % (
                 " " + extra[0] if extra else "", "; ".join(tl["warnings"][:5]))
@@ -381,6 +399,10 @@ AUTOTOOLS_SUITES = {
     # sed's scripts and gnulib's unit tests (c-stack's stack overflow on an alternate signal
     # stack, sigsegv, regex); DWARF 4: three of its tests run sed under valgrind, whose 3.19
     # cannot read clang 14's DWARF 5
+    # bash's tests run it thousands of times (subshells, forks without exec: no trace of their
+    # own); posixexp.tests runs a copy it deletes afterwards
+    "bash": dict(source="bash", pattern="bash-5.*", configure=["--without-bash-malloc"],
+                 built=["bash"], suite=["make", "check"], must_pass=False, cflags=[]),
     "sed": dict(source="sed", pattern="sed-4.*", configure=["--disable-nls"], built=["sed/sed"],
                 suite=["make", "check"], must_pass=False, cflags=["-gdwarf-4"]),
 }
@@ -455,7 +477,7 @@ def check_suite(args, work, name, argv, cwd):
         os.makedirs(pwork, exist_ok=True)
         bad = check_dump(args, pwork, os.path.basename(dump), trace, dump, quiet=True)
         shutil.rmtree(pwork, ignore_errors=True)
-        if bad and bad not in (WRAPPED, UNSETTLED):
+        if bad and bad not in NOT_COMPARED:
             for f in (trace, dump):
                 shutil.move(f, failed_dir)
         else:
@@ -507,14 +529,15 @@ def check_suite(args, work, name, argv, cwd):
         os.unlink(os.path.join(dumps, f))
     wrapped = [p for p, b in results if b == WRAPPED]
     unsettled = [p for p, b in results if b == UNSETTLED]
-    failed = [(p, b) for p, b in results if b and b not in (WRAPPED, UNSETTLED)]
+    gone = [p for p, b in results if b == GONE]
+    failed = [(p, b) for p, b in results if b and b not in NOT_COMPARED]
     print("%s: %d processes, %d identical; not compared: %d with wrapped rings, %d with threads "
-          "running at exit; %d dumps without a trace (killed)" % (
-              name, len(results), len(results) - len(wrapped) - len(unsettled) - len(failed),
-              len(wrapped), len(unsettled), len(crashed)))
+          "running at exit, %d whose binary was deleted; %d dumps without a trace (killed)" % (
+              name, len(results), len(results) - len(wrapped) - len(unsettled) - len(gone)
+              - len(failed), len(wrapped), len(unsettled), len(gone), len(crashed)))
     if suite.returncode:
         print("%s: the suite's exit status %d (its output in %s)" % (name, suite.returncode, log.name))
-    wrapped += unsettled
+    wrapped += unsettled + gone
     if suite.returncode and AUTOTOOLS_SUITES[args.program]["must_pass"]:
         return "the suite failed (exit %d; its output in %s)" % (suite.returncode, log.name)
     if unpaired:
@@ -554,7 +577,7 @@ def main():
         build = {"sqlite": build_sqlite, "lua": build_lua,
                  "sqlite-threads": build_sqlite_threads, "jsoncpp": build_jsoncpp,
                  "gawk": build_autotools_suite, "xz": build_autotools_suite,
-                 "sed": build_autotools_suite}[args.program]
+                 "sed": build_autotools_suite, "bash": build_autotools_suite}[args.program]
         for name, argv, plain_argv in build(args, env, opt, owork, bt):
             if args.program in SUITES:  # plain_argv: the directory the suite runs in
                 bad = check_suite(args, owork, name, argv, plain_argv)
