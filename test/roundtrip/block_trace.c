@@ -16,8 +16,8 @@
  * calls resolve to it.) Events are numbered by one atomic counter: each thread's own events
  * stay in its order.
  *
- * Processes: a "%p" in $CT_BLOCK_TRACE is replaced by the process id, a "%D" by the name of
- * the dump written at exit, so that each process of a test suite leaves its own trace beside
+ * Processes: a "%D" in $CT_BLOCK_TRACE is replaced by the name of the dump written at exit
+ * (unique where process ids are reused), so that each process of a test suite leaves its own trace beside
  * its own dump. A child forked without exec inherits the parent's events and writes neither.
  * $CT_BLOCK_TRACE_MAX caps the events kept (64 M by default); a trace that overflowed is
  * written as its first line only, since it cannot be compared.
@@ -105,20 +105,14 @@ static void module_of(uint64_t fn, const char **name, uint64_t *base) {
 
 static pid_t trace_pid;
 
-/* $CT_BLOCK_TRACE with "%p" replaced by the process id, or "%D" by the file name of the dump
- * written at exit ("no-dump" if none was): unique where process ids are reused. */
+/* $CT_BLOCK_TRACE with "%D" replaced by the file name of the dump written at exit ("no-dump"
+ * if none was). */
 static const char *trace_path(char *buf, size_t len, const char *dump) {
-  const char *path = getenv("CT_BLOCK_TRACE"), *p;
-  if (!path) return NULL;
-  if ((p = strstr(path, "%p"))) {
-    snprintf(buf, len, "%.*s%ld%s", (int)(p - path), path, (long)getpid(), p + 2);
-  } else if ((p = strstr(path, "%D"))) {
-    const char *slash = dump ? strrchr(dump, '/') : NULL;
-    snprintf(buf, len, "%.*s%s%s", (int)(p - path), path,
-             dump ? (slash ? slash + 1 : dump) : "no-dump", p + 2);
-  } else {
-    return path;
-  }
+  const char *path = getenv("CT_BLOCK_TRACE"), *p = path ? strstr(path, "%D") : NULL;
+  if (!p) return path;
+  const char *slash = dump ? strrchr(dump, '/') : NULL;
+  snprintf(buf, len, "%.*s%s%s", (int)(p - path), path,
+           dump ? (slash ? slash + 1 : dump) : "no-dump", p + 2);
   return buf;
 }
 
@@ -161,11 +155,12 @@ static void finish(void) {
   if (!f) return;
   /* an overflowed trace cannot be compared: its events are left out (gigabytes of them in a
    * test suite's long runs) */
+  size_t overflow = atomic_load(&lost);
   if (unsettled)
     fprintf(f, "unsettled: %zu events during the dump\n", atomic_load(&ntrace) - n);
   else
-    fprintf(f, "overflow %zu\n", atomic_load(&lost));
-  for (size_t i = 0; i < n && i < trace_max && !atomic_load(&lost) && !unsettled; i++) {
+    fprintf(f, "overflow %zu\n", overflow);
+  for (size_t i = 0; i < n && i < trace_max && !overflow && !unsettled; i++) {
     const char *name;
     uint64_t base;
     module_of(trace[i].fn, &name, &base);
@@ -177,9 +172,9 @@ static void finish(void) {
 }
 
 __attribute__((constructor(102))) static void start(void) {
-  const char *max = getenv("CT_BLOCK_TRACE_MAX");
+  const char *env = getenv("CT_BLOCK_TRACE_MAX");
+  unsigned long long max = env ? strtoull(env, NULL, 10) : 0;
   trace_pid = getpid();
-  if (max && strtoull(max, NULL, 10) && strtoull(max, NULL, 10) < CT_TRACE_MAX)
-    trace_max = strtoull(max, NULL, 10);
+  if (max && max < CT_TRACE_MAX) trace_max = (size_t)max;
   atexit(finish);
 }

@@ -30,6 +30,7 @@ started elsewhere (docs/fidelity.md, AE).
                     [--opt O0|O2]... [--tables] [--pass-option OPT]...
 """
 import argparse
+import collections
 import concurrent.futures
 import glob
 import itertools
@@ -65,10 +66,9 @@ LUA_RUNS = [("workload", os.path.join(FID, "workload.lua"), "2"),
 RING_KB = {"sqlite": "1048576", "lua": "1048576", "sqlite-threads": "16384",
            "jsoncpp": "1048576", "gawk": "4096", "xz": "1024",
            "sed": "1024", "bash": "1024"}
-# Programs whose workload is their own test suite, many processes (check_suite): at least
-# SUITE_MIN_COMPARED of them compared, and the suite stopped while the dumps not yet compared
-# take more than SUITE_BACKLOG bytes.
-SUITES = ("gawk", "xz", "sed", "bash")
+# Programs whose workload is their own test suite (AUTOTOOLS_SUITES), many processes
+# (check_suite): at least SUITE_MIN_COMPARED of them compared, and the suite stopped while the
+# pairs not yet compared take more than SUITE_BACKLOG bytes.
 SUITE_MIN_COMPARED = 100
 SUITE_BACKLOG = 2 << 30
 # Events a suite's process traces at most: more than its rings hold (a longer run's trace is
@@ -265,9 +265,9 @@ def timeline(ct, dump, extra, path):
                            stderr=subprocess.PIPE, text=True)
     if r.returncode:
         os.unlink(path)
-        sys.stderr.write(r.stderr)
         if "cannot open the binary" in r.stderr:
             raise BinaryGone(r.stderr.strip())
+        sys.stderr.write(r.stderr)
         raise subprocess.CalledProcessError(r.returncode, r.args, stderr=r.stderr)
     try:
         if extra:
@@ -399,12 +399,12 @@ AUTOTOOLS_SUITES = {
     # sed's scripts and gnulib's unit tests (c-stack's stack overflow on an alternate signal
     # stack, sigsegv, regex); DWARF 4: three of its tests run sed under valgrind, whose 3.19
     # cannot read clang 14's DWARF 5
+    "sed": dict(source="sed", pattern="sed-4.*", configure=["--disable-nls"], built=["sed/sed"],
+                suite=["make", "check"], must_pass=False, cflags=["-gdwarf-4"]),
     # bash's tests run it thousands of times (subshells, forks without exec: no trace of their
     # own); posixexp.tests runs a copy it deletes afterwards
     "bash": dict(source="bash", pattern="bash-5.*", configure=["--without-bash-malloc"],
                  built=["bash"], suite=["make", "check"], must_pass=False, cflags=[]),
-    "sed": dict(source="sed", pattern="sed-4.*", configure=["--disable-nls"], built=["sed/sed"],
-                suite=["make", "check"], must_pass=False, cflags=["-gdwarf-4"]),
 }
 
 
@@ -412,7 +412,7 @@ def build_autotools_suite(args, env, opt, work, bt):
     """A package from Debian's source, configured and built as its users build it (with its
     shared libraries or extensions), every block traced: its own test suite is the workload.
     GNU awk 5.2, its extensions dynamically loaded; xz 5.4, liblzma a shared library; GNU sed
-    4.9 and gnulib's tests. Every process leaves a dump of its rings' whole size (xz's suite,
+    4.9 and gnulib's tests; GNU bash 5.2. Every process leaves a dump of its rings' whole size (xz's suite,
     with 4 MB rings, 60 GB of them): check_suite compares them while the suite runs."""
     pkg = AUTOTOOLS_SUITES[args.program]
     src = fidelity.source_root(env, pkg["source"], pkg["pattern"])
@@ -527,23 +527,21 @@ def check_suite(args, work, name, argv, cwd):
     crashed = [f for f in os.listdir(dumps) if f.endswith(".ctd")]
     for f in crashed:
         os.unlink(os.path.join(dumps, f))
-    wrapped = [p for p, b in results if b == WRAPPED]
-    unsettled = [p for p, b in results if b == UNSETTLED]
-    gone = [p for p, b in results if b == GONE]
+    why_not = collections.Counter(b for _, b in results if b in NOT_COMPARED)
     failed = [(p, b) for p, b in results if b and b not in NOT_COMPARED]
+    compared = len(results) - sum(why_not.values())
     print("%s: %d processes, %d identical; not compared: %d with wrapped rings, %d with threads "
           "running at exit, %d whose binary was deleted; %d dumps without a trace (killed)" % (
-              name, len(results), len(results) - len(wrapped) - len(unsettled) - len(gone)
-              - len(failed), len(wrapped), len(unsettled), len(gone), len(crashed)))
+              name, len(results), compared - len(failed), why_not[WRAPPED], why_not[UNSETTLED],
+              why_not[GONE], len(crashed)))
     if suite.returncode:
         print("%s: the suite's exit status %d (its output in %s)" % (name, suite.returncode, log.name))
-    wrapped += unsettled + gone
     if suite.returncode and AUTOTOOLS_SUITES[args.program]["must_pass"]:
         return "the suite failed (exit %d; its output in %s)" % (suite.returncode, log.name)
     if unpaired:
         return "%d traces without a dump (kept in %s)" % (len(unpaired), failed_dir)
-    if len(results) - len(wrapped) < SUITE_MIN_COMPARED:
-        return "only %d processes compared" % (len(results) - len(wrapped))
+    if compared < SUITE_MIN_COMPARED:
+        return "only %d processes compared" % compared
     if failed:
         return "%d processes differ (kept in %s); first: %s: %s" % (
             len(failed), failed_dir, failed[0][0], failed[0][1])
@@ -574,12 +572,10 @@ def main():
     for opt in args.opt or ["O2"]:
         owork = os.path.join(work, opt)
         os.makedirs(owork, exist_ok=True)
-        build = {"sqlite": build_sqlite, "lua": build_lua,
-                 "sqlite-threads": build_sqlite_threads, "jsoncpp": build_jsoncpp,
-                 "gawk": build_autotools_suite, "xz": build_autotools_suite,
-                 "sed": build_autotools_suite, "bash": build_autotools_suite}[args.program]
+        build = {"sqlite": build_sqlite, "lua": build_lua, "sqlite-threads": build_sqlite_threads,
+                 "jsoncpp": build_jsoncpp}.get(args.program, build_autotools_suite)
         for name, argv, plain_argv in build(args, env, opt, owork, bt):
-            if args.program in SUITES:  # plain_argv: the directory the suite runs in
+            if args.program in AUTOTOOLS_SUITES:  # plain_argv: the directory the suite runs in
                 bad = check_suite(args, owork, name, argv, plain_argv)
             else:
                 bad = check_run(args, owork, name, argv, plain_argv)
