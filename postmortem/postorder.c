@@ -23,8 +23,10 @@
  * record (it is "silent"): it takes no item of its own, but the calls on that walk take theirs.
  * A call to code without records takes the items of the callbacks it made (matched forwards:
  * up to the next expected callee; backwards: functions no direct call names), a call through
- * a pointer its target's; a tail call's callee joins its caller. Where nothing
- * matches, the record is kept as a new item without callees: the model resynchronises on it.
+ * a pointer its target's (up to the first item the next call takes, silent callees looked
+ * into); a tail call's callee joins its caller. A record that fits nowhere undoes a tail-call
+ * join near the top and is tried again (split_join). Where nothing matches, the record is
+ * kept as a new item without callees: the model resynchronises on it.
  * At the end the stack's items go out bottom first.
  *
  * Invariants: every record goes out exactly once; an item's records are a linked list over
@@ -56,6 +58,13 @@ struct item {
   const struct ct_mblock *wait; /* IT_OPEN after a non-deferred call, IT_TAIL: that call */
   struct list recs;
   uint32_t own; /* its own first record (NONE: none yet) */
+  /* Its last tail-call join (push), kept so that split_join can undo it: the callee's
+   * function (NULL: none), module, first record and list head, the call, and where the
+   * caller's list ended before. */
+  const struct ct_mfunc *jf;
+  uint16_t jmod;
+  uint32_t jown, jhead, jtail;
+  const struct ct_mblock *jwait;
 };
 
 /* A call an invocation made: block mb of f (in module mod). */
@@ -292,24 +301,40 @@ static int silent(const struct ct_mfunc *g, uint16_t mod, struct slots *calls) {
 static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, size_t end,
                      const struct ct_mfunc *expect, int depth, struct list *out);
 
-/* The callee of the first of s[from..k) that calls a known function, else `otherwise`: the
- * item that ends a run of callbacks. */
-static const struct ct_mfunc *next_callee(struct po *p, const struct slot *s, size_t from, size_t k,
-                                          const struct ct_mfunc *otherwise) {
-  for (size_t j = from; j < k; j++) {
-    const struct ct_mfunc *g = callee(p, &s[j]);
-    if (g) return g;
-  }
-  return otherwise;
-}
-
-/* The callee of the last of s[0..k) that calls a known function, or NULL. */
-static const struct ct_mfunc *prev_callee(struct po *p, const struct slot *s, size_t k) {
-  for (size_t j = k; j-- > 0;) {
-    const struct ct_mfunc *g = callee(p, &s[j]);
-    if (g) return g;
+/* The function whose item the calls s[from..k) take first (forwards) or last (backwards):
+ * the callee of a call to a function that writes records; a silent callee takes no item, so
+ * its own calls are looked into (sqlite3MPrintf's sqlite3VMPrintf). NULL if none takes one. */
+static const struct ct_mfunc *edge_callee(struct po *p, const struct slot *s, size_t from,
+                                          size_t k, int backwards, int depth) {
+  for (size_t n = from; n < k; n++) {
+    const struct slot *sl = &s[backwards ? k - 1 - (n - from) : n];
+    const struct ct_mfunc *g = callee(p, sl);
+    if (!g) continue;
+    int quiet = cached(p, sl)->quiet;
+    if (!quiet) return g;
+    if (quiet == 2 && depth < MAX_DEPTH) {
+      struct slots calls;
+      slots_init(&calls);
+      silent(g, callee_mod(p, sl, g), &calls);
+      g = edge_callee(p, calls.v, 0, calls.n, backwards, depth + 1);
+      slots_free(&calls);
+      if (g) return g;
+    }
   }
   return NULL;
+}
+
+/* The item that ends a run of callbacks forwards: the first of s[from..k) to take one, else
+ * `otherwise`. */
+static const struct ct_mfunc *next_callee(struct po *p, const struct slot *s, size_t from, size_t k,
+                                          const struct ct_mfunc *otherwise) {
+  const struct ct_mfunc *g = edge_callee(p, s, from, k, 0, 0);
+  return g ? g : otherwise;
+}
+
+/* The last of s[0..k) to take an item, or NULL. */
+static const struct ct_mfunc *prev_callee(struct po *p, const struct slot *s, size_t k) {
+  return edge_callee(p, s, 0, k, 1, 0);
 }
 
 /* The calls an item still makes before it returns: the call it waits in, then its branch-free
@@ -523,9 +548,17 @@ static int push(struct po *p, struct item it) {
     struct slot ts = {below->f, below->wait, below->mod};
     const struct ct_mfunc *g = callee(p, &ts);
     if (!g || g != p->st[p->n - 1].f) break;
+    const struct item *top = &p->st[p->n - 1];
+    below->jf = top->f;
+    below->jmod = top->mod;
+    below->jown = top->own;
+    below->jhead = top->recs.head;
+    below->jtail = below->recs.tail;
+    below->jwait = below->wait;
+    if (below->jhead == NONE || below->jtail == NONE) below->jf = NULL;
     int c = p->commit;
     p->commit = 1;
-    append(p, &below->recs, p->st[p->n - 1].recs);
+    append(p, &below->recs, top->recs);
     p->commit = c;
     below->state = IT_DONE;
     below->wait = NULL;
@@ -710,6 +743,73 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
   return 1;
 }
 
+/* Record r of f, walked (start, calls; its end in *it), placed: continuing an open item of f
+ * it fits, else as a new invocation. 1 if placed (and pushed), 0 if it fits nowhere, with
+ * nothing changed; -1 out of memory. */
+static int place_record(struct po *p, const struct ct_mfunc *f, size_t r, uint32_t start,
+                        const struct slots *calls, struct slots *pre, struct item *it) {
+  if (start != 0)
+    for (size_t j = p->n; j-- > 0;) {
+      struct item *o = &p->st[j];
+      if (o->f != f || o->state != IT_OPEN) continue;
+      if (!continue_item(p, j, r, start, calls, pre)) continue;
+      o = &p->st[j];
+      if (it->state == IT_DONE) { /* re-pushed: a tail call below may be waiting for it */
+        struct item done = *o;
+        done.state = it->state;
+        done.wait = it->wait;
+        p->n--;
+        p->commit = 1;
+        return push(p, done) != 0 ? -1 : 1;
+      }
+      o->state = it->state;
+      o->site = it->site;
+      o->wait = it->wait;
+      return 1;
+    }
+  if (!new_item(p, f, it->mod, r, start, calls, pre, it)) return 0;
+  p->commit = 1;
+  return push(p, *it) != 0 ? -1 : 1;
+}
+
+/* Undoes item k's last tail-call join: the callee's invocation goes back on the stack above
+ * its caller, which waits in the tail call again. push joins a direct tail call's caller
+ * with the first returned invocation of the callee it meets, but in a recursion that may be
+ * an inner invocation a later record's deferred call takes (sqlite3ExprDelete tail-calling
+ * sqlite3ExprDeleteNN, which defers exprListDeleteNN, which defers sqlite3ExprDeleteNN). */
+static int split_join(struct po *p, size_t k) {
+  if (p->st[k].state != IT_DONE || !p->st[k].jf || reserve(p) != 0) return 0;
+  struct item *it = &p->st[k];
+  struct item callee = {.f = it->jf, .mod = it->jmod, .state = IT_DONE,
+                        .recs = {it->jhead, it->recs.tail}, .own = it->jown};
+  it->recs.tail = it->jtail;
+  it->state = IT_TAIL;
+  it->wait = it->jwait;
+  it->jf = NULL;
+  memmove(&p->st[k + 2], &p->st[k + 1], (p->n - k - 1) * sizeof *p->st);
+  p->st[k + 1] = callee;
+  p->n++;
+  return 1;
+}
+
+/* split_join(k) undone. */
+static void rejoin(struct po *p, size_t k) {
+  struct item *it = &p->st[k];
+  const struct item *c = &p->st[k + 1];
+  it->jf = c->f;
+  it->jmod = c->mod;
+  it->jown = c->own;
+  it->jhead = c->recs.head;
+  it->jtail = it->recs.tail;
+  it->jwait = it->wait;
+  p->next[it->recs.tail] = c->recs.head;
+  it->recs.tail = c->recs.tail;
+  it->state = IT_DONE;
+  it->wait = NULL;
+  memmove(&p->st[k + 1], &p->st[k + 2], (p->n - k - 2) * sizeof *p->st);
+  p->n--;
+}
+
 /* A frame's unfinished path (a ct_po_rec with a stop): the deferred calls it passed before the
  * one it is in, into `calls`. 0 if it does not reach that call. */
 static int walk_partial(const struct ct_mfunc *f, uint16_t mod, uint64_t acc, uint32_t stop_at,
@@ -797,8 +897,8 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
            match_fwd(p, calls->v, calls->n, &c, p->n, NULL, 0, &after);
       if (!ok || !commit) continue;
       struct item it = j != NONE ? p->st[j]
-                                 : (struct item){f, recs[r].mod, IT_FROZEN, start, NULL, EMPTY,
-                                                 (uint32_t)r};
+                                 : (struct item){.f = f, .mod = recs[r].mod, .state = IT_FROZEN,
+                                                 .site = start, .recs = EMPTY, .own = (uint32_t)r};
       append(p, &it.recs, before);
       append(p, &it.recs, (struct list){(uint32_t)r, (uint32_t)r});
       append(p, &it.recs, after);
@@ -854,7 +954,8 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
     p.next[r] = NONE;
     recs[r].callback = 0;
     recs[r].aux = 0;
-    struct item it = {NULL, recs[r].mod, IT_DONE, 0, NULL, {(uint32_t)r, (uint32_t)r}, (uint32_t)r};
+    struct item it = {.mod = recs[r].mod, .state = IT_DONE, .recs = {(uint32_t)r, (uint32_t)r},
+                      .own = (uint32_t)r};
     uint32_t start = 0;
     int walks = 0;
     const struct ct_rec rr = ct_po_get(src, &recs[r]);
@@ -866,37 +967,18 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
       if (push(&p, it) != 0) goto out;
       continue;
     }
-    int placed = 0;
-    if (start != 0)
-      for (size_t j = p.n; j-- > 0 && !placed;) {
-        struct item *o = &p.st[j];
-        if (o->f != f || o->state != IT_OPEN) continue;
-        uint8_t state = it.state;
-        uint32_t site = it.site;
-        const struct ct_mblock *wait = it.wait;
-        if (continue_item(&p, j, r, start, &calls, &pre)) {
-          o = &p.st[j];
-          if (state == IT_DONE) { /* re-pushed: a tail call below may be waiting for it */
-            struct item done = *o;
-            done.state = state;
-            done.wait = wait;
-            p.n--;
-            p.commit = 1;
-            if (push(&p, done) != 0) goto out;
-          } else {
-            o->state = state;
-            o->site = site;
-            o->wait = wait;
-          }
-          placed = 1;
-        }
-      }
+    /* Where it fits nowhere, a tail-call join near the top may have taken an invocation
+     * this record's calls want: undone one at a time, the nearest first. */
+    int placed = place_record(&p, f, r, start, &calls, &pre, &it);
+    for (size_t k = p.n; placed == 0 && k-- > 0 && p.n - k <= 16;) {
+      if (!split_join(&p, k)) continue;
+      placed = place_record(&p, f, r, start, &calls, &pre, &it);
+      if (placed == 0) rejoin(&p, k);
+    }
+    if (placed < 0) goto out;
     if (!placed) {
-      struct list rl = {(uint32_t)r, (uint32_t)r};
-      if (!new_item(&p, f, recs[r].mod, r, start, &calls, &pre, &it)) {
-        p.mismatches++;
-        it.recs = rl;
-      }
+      p.mismatches++;
+      it.recs = (struct list){(uint32_t)r, (uint32_t)r};
       p.commit = 1;
       if (push(&p, it) != 0) goto out;
     }

@@ -1,0 +1,104 @@
+// Call shapes that made postorder.c (the post-order parse of deferred calls) misplace records,
+// both met in SQLite built with -crashtrail-defer-calls:
+//  - a record that goes on after a call through a pointer, whose next deferred call is to a
+//    function that writes no record itself but calls one that does (sqlite3InitOne: the
+//    pointer's target, then sqlite3MPrintf, branch-free, calling sqlite3VMPrintf): the
+//    pointer call's targets end at the first item that silent callee's calls take (none
+//    when the pointer leads to code without records, abs here);
+//  - a recursion through a direct tail call (sqlite3ExprDelete tail-calling
+//    sqlite3ExprDeleteNN, which defers exprListDeleteNN, which defers sqlite3ExprDeleteNN
+//    again): the inner invocation returns first and must not be joined to the outer's caller.
+#include <stdio.h>
+#include <stdlib.h>
+
+int counter;
+
+/* Called inside branches, so that they stay branches at -O2 (a call into code without
+ * records there, fflush, would make the pointer's target a candidate for its callback:
+ * an ambiguity of its own, docs/design.md). */
+__attribute__((noinline)) void bump(void) { counter += 3; }
+
+__attribute__((noinline)) int target(int x) {
+  if (x & 1) return x * 3;
+  return x + 1;
+}
+int (*volatile through)(int) = target;
+int (*volatile through_libc)(int) = abs; /* code without records: no item */
+
+__attribute__((noinline)) int formats(int x) {
+  if (x > 5) { /* a branch at -O2 too */
+    counter += 2;
+    bump();
+  }
+  return x ^ counter;
+}
+__attribute__((noinline)) int silent(int x) { return formats(x); }
+__attribute__((noinline)) int other(int x) {
+  if (x & 4) {
+    counter++;
+    bump();
+  }
+  return x - 1;
+}
+
+__attribute__((noinline)) int init_one(int x) {
+  int r = through(x);
+  r += silent(r);
+  r += other(r);
+  if (r & 2) r++;
+  return r;
+}
+
+__attribute__((noinline)) int init_two(int x) {
+  int r = through_libc(other(x) - 3); /* a deferred call before: its item is below */
+  r += silent(r);
+  r += other(r);
+  if (r & 2) r++;
+  return r;
+}
+
+struct node {
+  struct node *left, *right;
+  int flag;
+};
+
+__attribute__((noinline)) void free_node(struct node *n) {
+  if (n->flag) counter++;
+  free(n);
+}
+void delete_nn(struct node *n);
+__attribute__((noinline)) void delete_list(struct node *n) {
+  if (n->left) delete_nn(n->left);
+  if (n->right) delete_nn(n->right);
+  free_node(n);
+}
+__attribute__((noinline)) void delete_nn(struct node *n) {
+  if (n->left) delete_list(n->left);
+  free_node(n);
+}
+__attribute__((noinline)) void delete_expr(struct node *n) {
+  if (n) delete_nn(n);
+}
+
+static struct node *make(int depth, int flag) {
+  struct node *n = calloc(1, sizeof *n);
+  n->flag = flag;
+  if (depth > 0) {
+    struct node *list = calloc(1, sizeof *list);
+    list->left = make(depth - 1, depth % 3);
+    list->right = make(depth - 1, 2);
+    n->left = list;
+    n->flag = 2;
+  }
+  return n;
+}
+
+int main(int argc, char **argv) {
+  int r = 0;
+  for (int i = 0; i < 6 + argc; i++) r += init_one(i) + init_two(i);
+  for (int d = 0; d < 4; d++) delete_expr(make(d, d));
+  delete_expr(NULL);
+  printf("%d %d\n", r, counter);
+  (void)argv;
+  return 0;
+}
