@@ -528,6 +528,23 @@ static int reserve(struct po *p) {
   return 0;
 }
 
+/* Joins `caller`, ended in a direct tail call, with its callee's returned invocation, and
+ * notes the join for split_join. */
+static void join_tail(struct po *p, struct item *caller, const struct item *callee) {
+  caller->jf = callee->recs.head != NONE && caller->recs.tail != NONE ? callee->f : NULL;
+  caller->jmod = callee->mod;
+  caller->jown = callee->own;
+  caller->jhead = callee->recs.head;
+  caller->jtail = caller->recs.tail;
+  caller->jwait = caller->wait;
+  int c = p->commit;
+  p->commit = 1;
+  append(p, &caller->recs, callee->recs);
+  p->commit = c;
+  caller->state = IT_DONE;
+  caller->wait = NULL;
+}
+
 static int push(struct po *p, struct item it) {
   if (it.state == IT_TAIL) { /* a tail call to a function that never writes nor calls, or to
                                 code without records (pthread_mutex_lock): done */
@@ -548,20 +565,7 @@ static int push(struct po *p, struct item it) {
     struct slot ts = {below->f, below->wait, below->mod};
     const struct ct_mfunc *g = callee(p, &ts);
     if (!g || g != p->st[p->n - 1].f) break;
-    const struct item *top = &p->st[p->n - 1];
-    below->jf = top->f;
-    below->jmod = top->mod;
-    below->jown = top->own;
-    below->jhead = top->recs.head;
-    below->jtail = below->recs.tail;
-    below->jwait = below->wait;
-    if (below->jhead == NONE || below->jtail == NONE) below->jf = NULL;
-    int c = p->commit;
-    p->commit = 1;
-    append(p, &below->recs, top->recs);
-    p->commit = c;
-    below->state = IT_DONE;
-    below->wait = NULL;
+    join_tail(p, below, &p->st[p->n - 1]);
     p->n--;
   }
   return 0;
@@ -794,18 +798,7 @@ static int split_join(struct po *p, size_t k) {
 
 /* split_join(k) undone. */
 static void rejoin(struct po *p, size_t k) {
-  struct item *it = &p->st[k];
-  const struct item *c = &p->st[k + 1];
-  it->jf = c->f;
-  it->jmod = c->mod;
-  it->jown = c->own;
-  it->jhead = c->recs.head;
-  it->jtail = it->recs.tail;
-  it->jwait = it->wait;
-  p->next[it->recs.tail] = c->recs.head;
-  it->recs.tail = c->recs.tail;
-  it->state = IT_DONE;
-  it->wait = NULL;
+  join_tail(p, &p->st[k], &p->st[k + 1]);
   memmove(&p->st[k + 1], &p->st[k + 2], (p->n - k - 2) * sizeof *p->st);
   p->n--;
 }
