@@ -1032,8 +1032,16 @@ static inline __attribute__((always_inline)) int record_summarised(struct ct_cal
   /* Most records are the innermost frame's next one: locate's first test, inline (locate is a
    * call with a big frame). */
   if (!cs->n || !is_next_record(&cs->fr[cs->n - 1], s->f, s->site, s->empty))
-    if (!enters_indirect_target(cs, s->f, m, mod, s->site))
-      locate(cs, s->f, m, mod, s->site, s->empty);
+    if (!enters_indirect_target(cs, s->f, m, mod, s->site)) {
+      const struct ct_mfunc *f = s->f;
+      locate(cs, f, m, mod, s->site, s->empty);
+      /* locate may have resumed deferred calls' walks, whose summaries can take s's slot
+       * (SQLite's balance, resumed by computeCellSize's record: that record was lost) */
+      if (!ct_sw_hit(s, r->fn, r->acc, 0)) {
+        s = ct_sw_slot(cs->sw, r->fn, r->acc, 0);
+        if (!ct_sw_summarise(s, r->fn, f, r->acc, 0)) return 1; /* it did walk before */
+      }
+    }
   struct ct_sw_at at = {mod, (uint32_t)(cs->th->depth + CT_DEPTH_BIAS), cs->time, &cs->gap};
   ct_sw_count(cs->sw, s, &at);
   if (cs->n && cs->fr[cs->n - 1].f == s->f) finish(cs, s->last_block, s->end);

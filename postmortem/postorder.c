@@ -22,7 +22,8 @@
  * A call to a function whose walk from its entry reaches a return without a bit never writes a
  * record (it is "silent"): it takes no item of its own, but the calls on that walk take theirs.
  * A call to code without records takes the items of the callbacks it made (matched forwards:
- * up to the next expected callee; backwards: functions no direct call names), a call through
+ * up to the next expected callee; backwards: functions no direct call names, not sitting on
+ * an invocation waiting in a call, whose they are), a call through
  * a pointer its target's (up to the first item the next call takes, silent callees looked
  * into); a tail call's callee joins its caller. A record that fits nowhere undoes a tail-call
  * join near the top and is tried again (split_join). Where nothing matches, the record is
@@ -115,6 +116,12 @@ struct po {
   size_t n, cap;
   uint32_t *next;
   int commit;
+  /* Set while a frame with frames inside it is placed (place_frames): a call into code
+   * without records that no later call bounds takes no callbacks, a call through a pointer
+   * one target. Unbounded, they would take every returned invocation above, the frames
+   * inside's own callees among them (sed's main, whose setlocale took those of
+   * compile_program, a frame inside it at an error's exit). */
+  int bounded;
   size_t mismatches;
   const struct ct_po_src *src; /* where the records are */
   struct mark { /* simple_fwd's callbacks: items [from, to) taken by `call` */
@@ -391,7 +398,8 @@ static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, 
     }
     /* code without records: its callbacks, up to the next call's callee */
     const struct ct_mfunc *next = next_callee(p, s, i + 1, k, expect);
-    while (*cur < end && p->st[*cur].f != next &&
+    const size_t from = *cur, most = next || !p->bounded ? SIZE_MAX : s[i].mb->callee ? 0 : 1;
+    while (*cur < end && *cur - from < most && p->st[*cur].f != next &&
            (p->st[*cur].state == IT_DONE || p->st[*cur].state == IT_TAIL)) {
       size_t j = (*cur)++;
       if (p->commit) mark_callback(p, j, s[i].mb);
@@ -415,6 +423,16 @@ static int take_back(struct po *p, const struct ct_mfunc *g, size_t lo, size_t *
     return 1;
   }
   return 0;
+}
+
+/* Whether the returned invocations just below top (at most 256 looked at) sit on one that
+ * waits in a call: open after a non-deferred call, or ended in a tail call. */
+static int waits_below(const struct po *p, size_t lo, size_t top) {
+  size_t j = top;
+  while (j > lo && top - j < 256 && p->st[j - 1].state == IT_DONE) j--;
+  if (j == lo || top - j == 256) return 0;
+  const struct item *it = &p->st[j - 1];
+  return it->state == IT_TAIL || (it->state == IT_OPEN && it->wait);
 }
 
 /* Slots s[0..k) matched backwards to the items below *top (not below lo), last call first. */
@@ -442,7 +460,13 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
     }
     /* Code without records: its callbacks are on top, but so may be the earlier callees of
      * the caller's caller; it takes those of functions no direct call names (a comparator
-     * handed to qsort), up to the earlier call's callee. */
+     * handed to qsort), up to the earlier call's callee. Not those just above an invocation
+     * that waits in a call (through a pointer, into code without records, a tail call):
+     * they are that call's, made before the caller went on to this one (sed's
+     * read_pattern_space calls read_fn through a pointer, then closedown, whose fclose took
+     * read_fn's target for its callback). A callback of a call made inside such a call looks
+     * the same; this reading is far the commoner. */
+    if (waits_below(p, lo, *top)) continue;
     const struct ct_mfunc *prev = prev_callee(p, s, i);
     while (*top > lo && p->st[*top - 1].state == IT_DONE && p->st[*top - 1].f != prev &&
            !directly_called(p, p->st[*top - 1].f)) {
@@ -875,18 +899,35 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
           (p->st[k].site == start || (chain.n = 0, chain_slots(f, recs[r].mod, p->st[k].site,
                                                                 start, &chain))))
         j = k;
-    if (j == NONE) chain.n = 0;
-    size_t cur = j != NONE ? j + 1 : *anchor;
+    /* else a new one, above an open invocation waiting in a call of f (main in its call of
+     * the noreturn usage, which a noreturn call's flush wrote) */
+    size_t base = *anchor;
+    if (j == NONE) {
+      chain.n = 0;
+      for (size_t k = p->n; k-- > *anchor;) {
+        const struct item *o = &p->st[k];
+        struct slot ws = {o->f, o->wait, o->mod};
+        if (o->state == IT_OPEN && o->wait && callee(p, &ws) == f) {
+          base = k + 1;
+          break;
+        }
+      }
+    }
+    size_t cur = j != NONE ? j + 1 : base;
     int ok = 1;
+    p->bounded = !innermost;
     for (int commit = 0; commit < 2 && ok; commit++) {
       p->commit = commit;
       size_t c = cur;
       struct list before = EMPTY, after = EMPTY;
+      /* each part's callbacks (or pointer targets) end where the next part's calls begin */
+      const struct ct_mfunc *after_chain = next_callee(p, calls->v, 0, calls->n, NULL);
+      const struct ct_mfunc *after_wait = next_callee(p, chain.v, 0, chain.n, after_chain);
       if (j != NONE && p->st[j].wait) { /* the non-deferred call it waited in, first */
         struct slot w = {f, p->st[j].wait, recs[r].mod};
-        ok = match_fwd(p, &w, 1, &c, p->n, NULL, 0, &before);
+        ok = match_fwd(p, &w, 1, &c, p->n, after_wait, 0, &before);
       }
-      ok = ok && match_fwd(p, chain.v, chain.n, &c, p->n, NULL, 0, &before) &&
+      ok = ok && match_fwd(p, chain.v, chain.n, &c, p->n, after_chain, 0, &before) &&
            match_fwd(p, calls->v, calls->n, &c, p->n, NULL, 0, &after);
       if (!ok || !commit) continue;
       struct item it = j != NONE ? p->st[j]
@@ -898,7 +939,7 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
       it.state = IT_FROZEN;
       it.wait = innermost ? NULL : stop; /* the call it is in (frozen_callbacks) */
       /* the items it took go; it sits where they began, the rest above it */
-      size_t at = j != NONE ? j : *anchor, rest = p->n - c;
+      size_t at = j != NONE ? j : base, rest = p->n - c;
       if (reserve(p) != 0) {
         slots_free(&chain);
         return -1;
@@ -908,6 +949,7 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
       p->n = at + 1 + rest;
       *anchor = at + 1;
     }
+    p->bounded = 0;
     slots_free(&chain);
     if (!ok) p->mismatches++;
   }

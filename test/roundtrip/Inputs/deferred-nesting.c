@@ -7,15 +7,20 @@
 //    when the pointer leads to code without records, abs here);
 //  - a recursion through a direct tail call (sqlite3ExprDelete tail-calling
 //    sqlite3ExprDeleteNN, which defers exprListDeleteNN, which defers sqlite3ExprDeleteNN
-//    again): the inner invocation returns first and must not be joined to the outer's caller.
+//    again): the inner invocation returns first and must not be joined to the outer's caller;
+//  - found in GNU sed: a call through a pointer, then a deferred call of a function that calls
+//    code without records (read_pattern_space: read_fn, then closedown and its fclose): the
+//    pointer's target is not that call's callback;
+//  - and an exit several deferred calls deep (sed's error exits: main -> compile_string ->
+//    compile_program -> bad_prog -> exit), dumped with those frames suspended: main's call
+//    into code without records before them takes no callback of theirs, and bad_prog, which
+//    wrote no record, goes above its caller's open invocation.
 #include <stdio.h>
 #include <stdlib.h>
 
 int counter;
 
-/* Called inside branches, so that they stay branches at -O2 (a call into code without
- * records there, fflush, would make the pointer's target a candidate for its callback:
- * an ambiguity of its own, docs/design.md). */
+/* Called inside branches, so that they stay branches at -O2. */
 __attribute__((noinline)) void bump(void) { counter += 3; }
 
 __attribute__((noinline)) int target(int x) {
@@ -36,7 +41,7 @@ __attribute__((noinline)) int silent(int x) { return formats(x); }
 __attribute__((noinline)) int other(int x) {
   if (x & 4) {
     counter++;
-    bump();
+    fflush(stdout); /* not a callback of this call: the pointer's target before it */
   }
   return x - 1;
 }
@@ -53,6 +58,13 @@ __attribute__((noinline)) int init_two(int x) {
   int r = through_libc(other(x) - 3); /* a deferred call before: its item is below */
   r += silent(r);
   r += other(r);
+  if (r & 2) r++;
+  return r;
+}
+
+__attribute__((noinline)) int init_three(int x) {
+  int r = through(x);
+  r += other(r + 4); /* its fflush comes right after the pointer's target */
   if (r & 2) r++;
   return r;
 }
@@ -93,12 +105,38 @@ static struct node *make(int depth, int flag) {
   return n;
 }
 
+__attribute__((noinline)) void contact(int r) {
+  if (r & 1) fflush(stdout);
+  exit(0);
+}
+__attribute__((noreturn, noinline)) void bad_prog(int r) {
+  contact(r); /* deferred: bad_prog writes no record before the exit */
+  abort();
+}
+__attribute__((noinline)) int *alloc_like(int r) {
+  if (r < 0) return NULL;
+  return calloc(1, sizeof(int));
+}
+__attribute__((noinline)) void compile_program(int r) {
+  int *p = alloc_like(r);
+  if (p && r > 3) bump();
+  free(p);
+  bad_prog(r); /* noreturn: written before, open */
+}
+__attribute__((noinline)) void compile_string(int r) {
+  if (r & 2) bump();
+  compile_program(r);
+  bump();
+}
+
 int main(int argc, char **argv) {
   int r = 0;
-  for (int i = 0; i < 6 + argc; i++) r += init_one(i) + init_two(i);
+  for (int i = 0; i < 6 + argc; i++) r += init_one(i) + init_two(i) + init_three(i);
   for (int d = 0; d < 4; d++) delete_expr(make(d, d));
   delete_expr(NULL);
   printf("%d %d\n", r, counter);
+  fflush(stdout); /* code without records, then the calls that exit */
+  compile_string(r + argc);
   (void)argv;
   return 0;
 }
