@@ -115,6 +115,16 @@ bool mayBeEnteredFromOutside(const Function &F) {
   return !F.hasLocalLinkage() || F.hasAddressTaken();
 }
 
+// Whether a call hands a function to its callee (qsort's comparator, atexit's handler).
+static bool passesFunction(const CallBase &CB) {
+  for (const Use &A : CB.args()) {
+    const Value *V = A->stripPointerCasts();
+    if (auto *GA = dyn_cast<GlobalAlias>(V)) V = GA->getAliasee()->stripPointerCasts();
+    if (isa<Function>(V)) return true;
+  }
+  return false;
+}
+
 bool mayDeferRecord(const CallInst &CI) {
   const Function *Callee = CI.getCalledFunction();
   const Function &Caller = *CI.getFunction();
@@ -124,7 +134,8 @@ bool mayDeferRecord(const CallInst &CI) {
   // come back to it) defers nothing.
   return Callee && !CI.isMustTailCall() && !mayComeBackElsewhere(CI) &&
          !CI.doesNotReturn() && !Callee->doesNotReturn() && !callCarriesAcc(CI) &&
-         (CI.doesNotThrow() || Caller.doesNotThrow()) && !Caller.callsFunctionThatReturnsTwice();
+         (CI.doesNotThrow() || Caller.doesNotThrow()) && !Caller.callsFunctionThatReturnsTwice() &&
+         !(calleeMayBeForeign(CI) && passesFunction(CI));
 }
 
 bool isTailPositionCall(const CallInst &CI) {

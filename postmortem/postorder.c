@@ -116,11 +116,12 @@ struct po {
   size_t n, cap;
   uint32_t *next;
   int commit;
-  /* Set while a frame with frames inside it is placed (place_frames): a call into code
-   * without records that no later call bounds takes no callbacks, a call through a pointer
-   * one target. Unbounded, they would take every returned invocation above, the frames
-   * inside's own callees among them (sed's main, whose setlocale took those of
-   * compile_program, a frame inside it at an error's exit). */
+  /* Set while a frame with deferring frames inside it is placed (place_frames): a call into
+   * code without records that no later call bounds takes no callbacks, a call through a
+   * pointer one target. Unbounded, they would take every returned invocation above, the
+   * frames inside's own callees among them (sed's main, whose setlocale took those of
+   * compile_program, a frame inside it at an error's exit). The last frame's such calls take
+   * what is above (qsort's comparator under a function that wrote no record). */
   int bounded;
   size_t mismatches;
   const struct ct_po_src *src; /* where the records are */
@@ -915,7 +916,7 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
     }
     size_t cur = j != NONE ? j + 1 : base;
     int ok = 1;
-    p->bounded = !innermost;
+    p->bounded = r + 1 < n; /* frames inside it follow */
     for (int commit = 0; commit < 2 && ok; commit++) {
       p->commit = commit;
       size_t c = cur;

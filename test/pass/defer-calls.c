@@ -9,11 +9,13 @@
 // test's immediate) that only cuts the ring; its continuation is no site either. Calls that
 // may not come back to their continuation keep their record before them: setjmp (returns
 // twice), abort (noreturn), a call through a pointer (the callee is named by its own first
-// record, which must follow the caller's). A function that calls setjmp defers nothing (a
+// record, which must follow the caller's), and a call that hands a function to code that may
+// be without records (qsort's comparator in `sort_with`: its callbacks follow the record). A function that calls setjmp defers nothing (a
 // longjmp back to it would skip the frames below it, and their paths with them: `guard`).
 // The dump decodes (postmortem/postorder.c puts the records back in call order).
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=1 -O2 -fPIC -c %s -o %t.o
 // RUN: %crashtrail meta %t.o | FileCheck %s --check-prefix=META
+// RUN: %crashtrail meta %t.o | FileCheck %s --check-prefix=QSORT
 // RUN: %clang -fplugin=%plugin -mllvm -crashtrail-defer-calls -O2 -fPIC -c %s -o %t2.o
 // RUN: %crashtrail meta %t2.o | FileCheck %s --check-prefix=META
 // RUN: %clang -fplugin=%plugin -O2 -c %s -o %t3.o
@@ -43,6 +45,12 @@ __attribute__((noinline)) static int loop(int n) {
   return s;
 }
 
+static int by_value(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+__attribute__((noinline)) void sort_with(int *v, int n) {
+  qsort(v, n, sizeof *v, by_value);
+  if (n > 2) v[0] = local(n);
+}
+
 int main(int argc, char **argv) {
   int x = argc > 1 ? atoi(argv[1]) : 0;
   if (guard(x) < 0) return 1;
@@ -68,6 +76,11 @@ int main(int argc, char **argv) {
 // META-LABEL: function loop
 // META-DAG: loop deferred-call local -> [[LATCH:[0-9]+]];
 // META-DAG: block [[LATCH]] check {{[0-9]+}} branch
+
+// QSORT-LABEL: function sort_with
+// QSORT-NOT: deferred-call qsort
+// QSORT: call qsort
+// QSORT: deferred-call local
 
 // Without the option: records before the calls, no check in the loop (its call restarts the
 // record every time round).

@@ -11,6 +11,8 @@
 //  - found in GNU sed: a call through a pointer, then a deferred call of a function that calls
 //    code without records (read_pattern_space: read_fn, then closedown and its fclose): the
 //    pointer's target is not that call's callback;
+//  - qsort called in a loop, several calls in one record (sed's dfaanalyze): the pass keeps
+//    the record before a call that hands a function to code without records;
 //  - and an exit several deferred calls deep (sed's error exits: main -> compile_string ->
 //    compile_program -> bad_prog -> exit), dumped with those frames suspended: main's call
 //    into code without records before them takes no callback of theirs, and bad_prog, which
@@ -67,6 +69,21 @@ __attribute__((noinline)) int init_three(int x) {
   r += other(r + 4); /* its fflush comes right after the pointer's target */
   if (r & 2) r++;
   return r;
+}
+
+/* qsort in a loop, one comparator call per call, several calls in one record of the loop
+ * (GNU sed's dfaanalyze): a call handing a function to code without records is not
+ * deferred, so each call's callbacks follow its own record. */
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  if (x > y) {
+    bump();
+    return 1;
+  }
+  return x < y ? -1 : 0;
+}
+__attribute__((noinline)) void sort_pairs(int (*pairs)[2], int n) {
+  for (int i = 0; i < n; i++) qsort(pairs[i], 2, sizeof(int), cmp_int);
 }
 
 struct node {
@@ -133,6 +150,9 @@ int main(int argc, char **argv) {
   int r = 0;
   for (int i = 0; i < 6 + argc; i++) r += init_one(i) + init_two(i) + init_three(i);
   for (int d = 0; d < 4; d++) delete_expr(make(d, d));
+  int pairs[4][2] = {{3, 1}, {2, 5}, {9, 4}, {6, 6}};
+  sort_pairs(pairs, 4);
+  r += pairs[0][0] + pairs[2][0];
   delete_expr(NULL);
   printf("%d %d\n", r, counter);
   fflush(stdout); /* code without records, then the calls that exit */
