@@ -581,6 +581,16 @@ static inline int is_next_record(const struct frame *fr, const struct ct_mfunc *
 
 /* Brings the model to "the innermost frame is f at site": advances through elided flushes,
  * or resynchronises. `empty`: the record there has no path bits. */
+/* Whether the innermost frame, a call into code without records, has returned before the
+ * record at hand (ct_postorder's order): unless the record is a callback, and a callback of a
+ * call after which a record was written (3) is not one of a deferred call's (its caller
+ * suspended there: GNU sed's xnmalloc, whose deferred malloc would take the comparator that
+ * qsort called later in its caller). */
+static int opaque_returned(const struct ct_callstack *cs) {
+  if (cs->po_callback == 3) return cs->n >= 2 && cs->fr[cs->n - 2].suspended;
+  return cs->po_callback != 1;
+}
+
 static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,
                    uint16_t mod, uint32_t site, int empty) {
   struct frame here = known_frame(f, m, mod, site, UINT32_MAX);
@@ -594,7 +604,7 @@ static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_
     /* Above a call into code that wrote nothing: a record other than an entry means it has
      * returned; so does an entry its caller reaches through elided flushes. */
     int returned = cs->po_callback < 0 ? reachable(cs, cs->n - 1, f, site)
-                   : top->kind == FR_OPAQUE ? cs->po_callback != 1 /* not its callback */
+                   : top->kind == FR_OPAQUE ? opaque_returned(cs)
                                             : cs->po_callback == 0; /* not its target */
     if (site != 0 || returned) {
       pop(cs);

@@ -166,9 +166,11 @@ static void slots_free(struct slots *s) {
 }
 
 /* Item j was an invocation that `call` made from code it cannot see: a callback of code
- * without records (1) or a call through a pointer (2); its first record says so. */
+ * without records (1; 3 when a record was written before the call) or a call through a
+ * pointer (2); its first record says so. */
 static void mark_callback(struct po *p, size_t j, const struct ct_mblock *call) {
-  if (p->st[j].own != NONE) p->recs[p->st[j].own].callback = call->callee ? 1 : 2;
+  if (p->st[j].own != NONE)
+    p->recs[p->st[j].own].callback = !call->callee ? 2 : call->term == CT_TERM_DEFER ? 1 : 3;
 }
 
 static void append(struct po *p, struct list *l, struct list m) {

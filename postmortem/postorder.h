@@ -39,8 +39,9 @@ struct ct_po_rec {
   uint16_t mod;     /* index in the module set */
   uint8_t flags;    /* CT_PO_* */
   uint8_t callback; /* out: the entry of an invocation that a call into code without records
-                       made (1: a callback) or that a call through a pointer made (2), which the
-                       model cannot tell from calls its caller made later; 0 otherwise */
+                       made (1: a callback of a deferred call; 3: of a call a record was written
+                       before) or that a call through a pointer made (2), which the model cannot
+                       tell from calls its caller made later; 0 otherwise */
   uint32_t aux;     /* a record: out, how many of its first deferred calls ran before the
                        history's start (their callees' records were overwritten: the model
                        walks past them). A frame: the accumulator of a frame on the crashed

@@ -13,6 +13,8 @@
 //    pointer's target is not that call's callback;
 //  - qsort called in a loop, several calls in one record (sed's dfaanalyze): the pass keeps
 //    the record before a call that hands a function to code without records;
+//  - a deferred call of a function that calls code without records, then qsort (dfaanalyze:
+//    xnmalloc, then qsort): the comparator is qsort's callback, not that call's;
 //  - and an exit several deferred calls deep (sed's error exits: main -> compile_string ->
 //    compile_program -> bad_prog -> exit), dumped with those frames suspended: main's call
 //    into code without records before them takes no callback of theirs, and bad_prog, which
@@ -86,6 +88,26 @@ __attribute__((noinline)) void sort_pairs(int (*pairs)[2], int n) {
   for (int i = 0; i < n; i++) qsort(pairs[i], 2, sizeof(int), cmp_int);
 }
 
+/* A deferred call whose callee calls code without records (fflush), then qsort: the
+ * comparator's invocation is qsort's callback, not fflush's (sed's dfaanalyze: xnmalloc, whose
+ * allocation is such a call, then qsort). */
+__attribute__((noinline)) int *alloc_pair(int n) {
+  fflush(stdout); /* deferred, into code without records (malloc is no call to the pass) */
+  int *p = malloc(2 * sizeof(int));
+  if (!p || n < 0) abort();
+  p[1] = n;
+  return p;
+}
+__attribute__((noinline)) int sort_fresh(int n) {
+  int *p = alloc_pair(n);
+  p[0] = n;
+  p[1] = 3;
+  qsort(p, 2, sizeof(int), cmp_int);
+  int r = p[0];
+  free(p);
+  return r;
+}
+
 struct node {
   struct node *left, *right;
   int flag;
@@ -152,6 +174,7 @@ int main(int argc, char **argv) {
   for (int d = 0; d < 4; d++) delete_expr(make(d, d));
   int pairs[4][2] = {{3, 1}, {2, 5}, {9, 4}, {6, 6}};
   sort_pairs(pairs, 4);
+  for (int i = 0; i < 6; i++) r += sort_fresh(i);
   r += pairs[0][0] + pairs[2][0];
   delete_expr(NULL);
   printf("%d %d\n", r, counter);
