@@ -856,6 +856,26 @@ static int walk_partial(const struct ct_mfunc *f, uint16_t mod, uint64_t acc, ui
   return 0;
 }
 
+/* Frame f's pieces matched forwards from *c: the non-deferred call its open item j waited in
+ * (j NONE: none), the elided flushes' calls (chain) into before, its deferred calls into
+ * after; each part's callbacks (or pointer targets) end where the next part's calls begin,
+ * and the item of the function it is in a call of (next_in, if not NULL) comes next. Dry or
+ * committed as p->commit says. */
+static int frame_match(struct po *p, size_t j, const struct ct_mfunc *f, uint16_t mod,
+                       const struct slots *chain, const struct slots *calls,
+                       const struct ct_mfunc *next_in, size_t *c, struct list *before,
+                       struct list *after) {
+  const struct ct_mfunc *after_chain = next_callee(p, calls->v, 0, calls->n, NULL);
+  const struct ct_mfunc *after_wait = next_callee(p, chain->v, 0, chain->n, after_chain);
+  if (j != NONE && p->st[j].wait) {
+    struct slot w = {f, p->st[j].wait, mod};
+    if (!match_fwd(p, &w, 1, c, p->n, after_wait, 0, before)) return 0;
+  }
+  return match_fwd(p, chain->v, chain->n, c, p->n, after_chain, 0, before) &&
+         match_fwd(p, calls->v, calls->n, c, p->n, next_in, 0, after) &&
+         (!next_in || (*c < p->n && p->st[*c].f == next_in));
+}
+
 /* The frames on the crashed thread's stack that were suspended in deferred calls (recs[from..n),
  * outermost first): each takes, from `*anchor` on, its open item (or a new one) and the items
  * its deferred calls since its last record made, and stays there; the frames inside it come
@@ -902,37 +922,48 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
           (p->st[k].site == start || (chain.n = 0, chain_slots(f, recs[r].mod, p->st[k].site,
                                                                 start, &chain))))
         j = k;
-    /* else a new one, above an open invocation waiting in a call of f (main in its call of
-     * the noreturn usage, which a noreturn call's flush wrote) */
-    size_t base = *anchor;
+    /* else a new one, above an open invocation waiting in a call that may lead to f: of f
+     * (main in its call of the noreturn usage, which a noreturn call's flush wrote) or through
+     * a pointer (gawk's main calling r_interpret; not a call into code without records, which
+     * may have returned long before: a signal handler's abort). The nearest such invocation whose items above match the frame's calls: those
+     * nearer may be the frames inside's (gawk's err and final_exit, under r_fatal inside
+     * r_interpret); failing all, the anchor. */
+    size_t bases[9], nbases = 0;
     if (j == NONE) {
       chain.n = 0;
-      for (size_t k = p->n; k-- > *anchor;) {
+      for (size_t k = p->n; k-- > *anchor && nbases < 8;) {
         const struct item *o = &p->st[k];
+        if (o->state != IT_OPEN || !o->wait) continue;
         struct slot ws = {o->f, o->wait, o->mod};
-        if (o->state == IT_OPEN && o->wait && callee(p, &ws) == f) {
-          base = k + 1;
-          break;
-        }
+        const struct ct_mfunc *g = callee(p, &ws);
+        if (g == f || (!g && !o->wait->callee)) bases[nbases++] = k + 1;
       }
     }
-    size_t cur = j != NONE ? j + 1 : base;
-    int ok = 1;
+    bases[nbases++] = j != NONE ? j + 1 : *anchor;
     p->bounded = r + 1 < n; /* frames inside it follow */
-    for (int commit = 0; commit < 2 && ok; commit++) {
-      p->commit = commit;
-      size_t c = cur;
-      struct list before = EMPTY, after = EMPTY;
-      /* each part's callbacks (or pointer targets) end where the next part's calls begin */
-      const struct ct_mfunc *after_chain = next_callee(p, calls->v, 0, calls->n, NULL);
-      const struct ct_mfunc *after_wait = next_callee(p, chain.v, 0, chain.n, after_chain);
-      if (j != NONE && p->st[j].wait) { /* the non-deferred call it waited in, first */
-        struct slot w = {f, p->st[j].wait, recs[r].mod};
-        ok = match_fwd(p, &w, 1, &c, p->n, after_wait, 0, &before);
+    /* the function it is in a call of, if that one wrote a record (gawk's r_fatal in err):
+     * its item comes next where a base allows (it may have written none yet) */
+    const struct ct_mfunc *next_in = NULL;
+    if (!innermost && stop->callee && cached(p, &ss)->quiet == 0 &&
+        (r + 1 == n ||
+         function_at(p, recs[r + 1].mod, ct_po_get(p->src, &recs[r + 1]).fn) != callee(p, &ss)))
+      next_in = callee(p, &ss);
+    p->commit = 0;
+    size_t b = 0, c = 0;
+    struct list before = EMPTY, after = EMPTY;
+    int ok = 0;
+    for (int pass = 0; pass < 2 && !ok; pass++) { /* next_in's item next if any base has it */
+      if (pass) next_in = NULL;
+      for (b = 0; b < nbases && !ok; b++) {
+        c = bases[b];
+        ok = frame_match(p, j, f, recs[r].mod, &chain, calls, next_in, &c, &before, &after);
       }
-      ok = ok && match_fwd(p, chain.v, chain.n, &c, p->n, after_chain, 0, &before) &&
-           match_fwd(p, calls->v, calls->n, &c, p->n, NULL, 0, &after);
-      if (!ok || !commit) continue;
+    }
+    b--;
+    if (ok) {
+      p->commit = 1;
+      c = bases[b];
+      frame_match(p, j, f, recs[r].mod, &chain, calls, next_in, &c, &before, &after); /* as tried */
       struct item it = j != NONE ? p->st[j]
                                  : (struct item){.f = f, .mod = recs[r].mod, .state = IT_FROZEN,
                                                  .site = start, .recs = EMPTY, .own = (uint32_t)r};
@@ -942,7 +973,7 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
       it.state = IT_FROZEN;
       it.wait = innermost ? NULL : stop; /* the call it is in (frozen_callbacks) */
       /* the items it took go; it sits where they began, the rest above it */
-      size_t at = j != NONE ? j : base, rest = p->n - c;
+      size_t at = j != NONE ? j : bases[b], rest = p->n - c;
       if (reserve(p) != 0) {
         slots_free(&chain);
         return -1;
