@@ -26,7 +26,9 @@
  * an invocation waiting in a call, whose they are), a call through
  * a pointer its target's (up to the first item the next call takes, silent callees looked
  * into); a tail call's callee joins its caller. A record that fits nowhere undoes a tail-call
- * join near the top and is tried again (split_join). Where nothing matches, the record is
+ * join near the top and is tried again (split_join), and one that continues nothing is
+ * tried again with each call through a pointer taking one invocation (ptr_one), before it
+ * is taken for a new one. Where nothing matches, the record is
  * kept as a new item without callees: the model resynchronises on it.
  * At the end the stack's items go out bottom first.
  *
@@ -123,6 +125,10 @@ struct po {
    * compile_program, a frame inside it at an error's exit). The last frame's such calls take
    * what is above (qsort's comparator under a function that wrote no record). */
   int bounded;
+  /* Set for a second try of a record that fits nowhere: a call through a pointer takes one
+   * returned invocation whatever it is, though it be of the next call's callee too (gawk's
+   * re_parse_field calls set_element through a pointer, then directly). */
+  int ptr_one;
   size_t mismatches;
   const struct ct_po_src *src; /* where the records are */
   struct mark { /* simple_fwd's callbacks: items [from, to) taken by `call` */
@@ -402,7 +408,9 @@ static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, 
     /* code without records: its callbacks, up to the next call's callee */
     const struct ct_mfunc *next = next_callee(p, s, i + 1, k, expect);
     const size_t from = *cur, most = next || !p->bounded ? SIZE_MAX : s[i].mb->callee ? 0 : 1;
-    while (*cur < end && *cur - from < most && p->st[*cur].f != next &&
+    if (p->ptr_one && !s[i].mb->callee) next = NULL; /* one, below */
+    const size_t limit = p->ptr_one && !s[i].mb->callee ? 1 : most;
+    while (*cur < end && *cur - from < limit && p->st[*cur].f != next &&
            (p->st[*cur].state == IT_DONE || p->st[*cur].state == IT_TAIL)) {
       size_t j = (*cur)++;
       if (p->commit) mark_callback(p, j, s[i].mb);
@@ -510,6 +518,7 @@ static size_t simple_fwd(struct po *p, const struct slot *s, size_t k, size_t cu
      * top up to the next call's callee are its callbacks, or the pointer's target */
     const struct ct_mfunc *next = next_callee(p, s, i + 1, k, expect);
     size_t from = cur;
+    if (p->ptr_one && !call->callee) return NONE_POS; /* match_fwd's */
     while (cur < p->n && p->st[cur].f != next && p->st[cur].state == IT_DONE) cur++;
     if (cur < p->n && p->st[cur].f != next && p->st[cur].state == IT_TAIL)
       return NONE_POS; /* a tail call's invocation to close: match_fwd's */
@@ -777,13 +786,19 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
 /* Record r of f, walked (start, calls; its end in *it), placed: continuing an open item of f
  * it fits, else as a new invocation. 1 if placed (and pushed), 0 if it fits nowhere, with
  * nothing changed; -1 out of memory. */
-static int place_record(struct po *p, const struct ct_mfunc *f, size_t r, uint32_t start,
-                        const struct slots *calls, struct slots *pre, struct item *it) {
+static int place_record_as(struct po *p, const struct ct_mfunc *f, size_t r, uint32_t start,
+                           const struct slots *calls, struct slots *pre, struct item *it) {
   if (start != 0)
     for (size_t j = p->n; j-- > 0;) {
       struct item *o = &p->st[j];
       if (o->f != f || o->state != IT_OPEN) continue;
-      if (!continue_item(p, j, r, start, calls, pre)) continue;
+      int ok = continue_item(p, j, r, start, calls, pre);
+      if (!ok && !p->ptr_one) { /* before taking it for a new invocation inside f */
+        p->ptr_one = 1;
+        ok = continue_item(p, j, r, start, calls, pre);
+        p->ptr_one = 0;
+      }
+      if (!ok) continue;
       o = &p->st[j];
       if (it->state == IT_DONE) { /* re-pushed: a tail call below may be waiting for it */
         struct item done = *o;
@@ -801,6 +816,17 @@ static int place_record(struct po *p, const struct ct_mfunc *f, size_t r, uint32
   if (!new_item(p, f, it->mod, r, start, calls, pre, it)) return 0;
   p->commit = 1;
   return push(p, *it) != 0 ? -1 : 1;
+}
+
+static int place_record(struct po *p, const struct ct_mfunc *f, size_t r, uint32_t start,
+                        const struct slots *calls, struct slots *pre, struct item *it) {
+  int placed = place_record_as(p, f, r, start, calls, pre, it);
+  if (placed == 0) { /* a pointer call's target of the next call's function too */
+    p->ptr_one = 1;
+    placed = place_record_as(p, f, r, start, calls, pre, it);
+    p->ptr_one = 0;
+  }
+  return placed;
 }
 
 /* Undoes item k's last tail-call join: the callee's invocation goes back on the stack above

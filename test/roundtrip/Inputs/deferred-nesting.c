@@ -15,6 +15,8 @@
 //    the record before a call that hands a function to code without records;
 //  - a deferred call of a function that calls code without records, then qsort (dfaanalyze:
 //    xnmalloc, then qsort): the comparator is qsort's callback, not that call's;
+//  - a call through a pointer, then a deferred call of the function it points to (gawk's
+//    re_parse_field): the pointer's target is the first of the two;
 //  - and an exit several deferred calls deep (sed's error exits: main -> compile_string ->
 //    compile_program -> bad_prog -> exit), dumped with those frames suspended: main's call
 //    into code without records before them takes no callback of theirs, and bad_prog, which
@@ -108,6 +110,24 @@ __attribute__((noinline)) int sort_fresh(int n) {
   return r;
 }
 
+/* A call through a pointer, then a deferred call of the function it points to (gawk's
+ * re_parse_field: (*set)(...), then set_element(...)): the pointer's target is the first of
+ * the two invocations. */
+__attribute__((noinline)) void set_elem(int i) {
+  if (i & 1) counter++;
+  else counter += 2;
+}
+void (*volatile set_ptr)(int) = set_elem;
+__attribute__((noinline)) int parse_fields(int n) {
+  int r = 0;
+  for (int i = 0; i < n; i++) {
+    set_ptr(i);
+    set_elem(i + 1);
+    if (i & 2) r++;
+  }
+  return r;
+}
+
 struct node {
   struct node *left, *right;
   int flag;
@@ -175,6 +195,7 @@ int main(int argc, char **argv) {
   int pairs[4][2] = {{3, 1}, {2, 5}, {9, 4}, {6, 6}};
   sort_pairs(pairs, 4);
   for (int i = 0; i < 6; i++) r += sort_fresh(i);
+  r += parse_fields(5);
   r += pairs[0][0] + pairs[2][0];
   delete_expr(NULL);
   printf("%d %d\n", r, counter);
