@@ -115,12 +115,18 @@ bool mayBeEnteredFromOutside(const Function &F) {
   return !F.hasLocalLinkage() || F.hasAddressTaken();
 }
 
-// Whether a call hands a function to its callee (qsort's comparator, atexit's handler).
+// Whether a call hands a function to its callee (qsort's comparator, atexit's handler): a
+// function, or with typed pointers (LLVM 14) any pointer to one (gawk's assoc_list hands
+// qsort a comparator it chose at run time).
 static bool passesFunction(const CallBase &CB) {
   for (const Use &A : CB.args()) {
     const Value *V = A->stripPointerCasts();
     if (auto *GA = dyn_cast<GlobalAlias>(V)) V = GA->getAliasee()->stripPointerCasts();
     if (isa<Function>(V)) return true;
+#if LLVM_VERSION_MAJOR < 15
+    if (auto *PT = dyn_cast<PointerType>(A->getType()))
+      if (!PT->isOpaque() && PT->getPointerElementType()->isFunctionTy()) return true;
+#endif
   }
   return false;
 }
