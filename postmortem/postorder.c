@@ -406,10 +406,10 @@ static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, 
       continue;
     }
     /* code without records: its callbacks, up to the next call's callee */
-    const struct ct_mfunc *next = next_callee(p, s, i + 1, k, expect);
-    const size_t from = *cur, most = next || !p->bounded ? SIZE_MAX : s[i].mb->callee ? 0 : 1;
-    if (p->ptr_one && !s[i].mb->callee) next = NULL; /* one, below */
-    const size_t limit = p->ptr_one && !s[i].mb->callee ? 1 : most;
+    const int one = p->ptr_one && !s[i].mb->callee; /* a pointer's one target, whatever */
+    const struct ct_mfunc *next = one ? NULL : next_callee(p, s, i + 1, k, expect);
+    const size_t from = *cur,
+                 limit = one ? 1 : next || !p->bounded ? SIZE_MAX : s[i].mb->callee ? 0 : 1;
     while (*cur < end && *cur - from < limit && p->st[*cur].f != next &&
            (p->st[*cur].state == IT_DONE || p->st[*cur].state == IT_TAIL)) {
       size_t j = (*cur)++;
