@@ -4,6 +4,7 @@
 
 #include "CallClassifier.h"
 
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
@@ -65,6 +66,13 @@ ModuleExits findModuleExits(Module &M, const std::vector<Function *> &Instrument
               X.ReturnsToUninstrumented.insert(Callee);
             }
   }
+  if (const GlobalVariable *GV = M.getNamedGlobal("llvm.global_ctors"))
+    if (auto *A = dyn_cast_or_null<ConstantArray>(GV->hasInitializer() ? GV->getInitializer()
+                                                                        : nullptr))
+      for (const Use &U : A->operands())
+        if (auto *E = dyn_cast<ConstantStruct>(U.get()); E && E->getNumOperands() >= 2)
+          if (auto *Ctor = dyn_cast<Function>(E->getOperand(1)->stripPointerCasts()))
+            X.Constructors.insert(Ctor);
   X.ExitsToOutside.insert(X.EnteredFromOutside.begin(), X.EnteredFromOutside.end());
   closeOverTailCalls(X.ExitsToOutside);
   closeOverTailCalls(X.ReturnsToUninstrumented);

@@ -13,7 +13,10 @@
 //  - returns to code without records: the same, but of the functions with external linkage
 //    only those another module can call (not hidden: Lua's LUAI_FUNC, whose callers are this
 //    module's instrumented code) or whose address is taken: after a call, such a function's
-//    way out is always written (PlanBuilder's classifyFlushes says why).
+//    way out is always written (PlanBuilder's classifyFlushes says why);
+//  - constructors: listed in llvm.global_ctors, run by the loader before main (or inside
+//    dlopen), which the metadata says (CT_FN_CTOR) so that the post-mortem does not take them
+//    for callbacks of main's calls.
 // Over-approximating any of them only costs records; missing a case loses order or blocks.
 //
 //===----------------------------------------------------------------------------------------===//
@@ -29,7 +32,7 @@ namespace crashtrail {
 
 struct ModuleExits {
   llvm::SmallPtrSet<const llvm::Function *, 8> EnteredFromOutside, ExitsToOutside,
-      ReturnsToUninstrumented;
+      ReturnsToUninstrumented, Constructors;
 };
 
 // Instrumented: the functions that will be instrumented (the others run no records).

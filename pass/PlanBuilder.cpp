@@ -610,6 +610,7 @@ struct Builder {
     if (!F.getSubprogram() || !AnyLine) P.Flags |= CT_FN_NO_DEBUG;
     if (X.ExitsToOutside.count(&F)) P.Flags |= CT_FN_STAMP_RETURN;
     if (F.hasLocalLinkage()) P.Flags |= CT_FN_LOCAL;
+    if (X.Constructors.count(&F)) P.Flags |= CT_FN_CTOR;
     if (carriesAcc(F)) P.Flags |= CT_FN_FLOW;
     P.Flags |= CT_FN_LOOP_FLAGS;
     return true;

@@ -214,7 +214,8 @@ void ct_callstack_end_window(struct ct_callstack *cs) {
 }
 
 /* The frame a direct call to `name` from `caller` enters, as the linker binds it: the
- * caller's own unit, its module, then the other instrumented modules. Not inlined: it runs once
+ * caller's own unit, its module, then the other instrumented modules, by the metadata's names,
+ * else by ELF symbols (ct_modules_resolve_call). Not inlined: it runs once
  * per calling block, and inlined it would give the cache lookup a big frame. */
 static __attribute__((noinline)) struct frame resolve_callee(struct ct_callstack *cs,
                                                              const struct frame *caller,
@@ -222,15 +223,10 @@ static __attribute__((noinline)) struct frame resolve_callee(struct ct_callstack
   struct frame fr = {.kind = FR_UNKNOWN, .cont = UINT32_MAX};
   if (!name) return fr; /* an indirect call */
   fr.kind = FR_OPAQUE;
-  const struct ct_mfunc *g = ct_meta_resolve(caller->m->meta, name, caller->f->unit);
-  if (g) return known_frame(g, caller->m, caller->mod, 0, UINT32_MAX);
-  struct ct_modset *ms = cs->t->mods;
-  for (size_t k = 0; k < ms->n; k++) {
-    struct ct_module *m = &ms->mods[k];
-    if (m == caller->m || !m->meta) continue;
-    if ((g = ct_meta_resolve(m->meta, name, UINT32_MAX)))
-      return known_frame(g, m, (uint16_t)k, 0, UINT32_MAX);
-  }
+  uint16_t mod;
+  const struct ct_mfunc *g =
+      ct_modules_resolve_call(cs->t->mods, caller->mod, name, caller->f->unit, &mod);
+  if (g) return known_frame(g, &cs->t->mods->mods[mod], mod, 0, UINT32_MAX);
   return fr;
 }
 

@@ -30,9 +30,10 @@ static const char *site_kind(uint32_t k) {
 }
 
 static void print_function(FILE *out, const struct ct_mfunc *f) {
-  fprintf(out, "function %s (%s) at 0x%" PRIx64 ", %s:%u, site bits %u, flags %u%s\n", f->name,
+  fprintf(out, "function %s (%s) at 0x%" PRIx64 ", %s:%u, site bits %u, flags %u%s%s\n", f->name,
           f->display, f->addr, f->file, f->line, f->site_bits, f->flags & ~CT_FN_FLOW_ANY,
-          f->flags & CT_FN_FLOW ? ", carries its caller's accumulator" : "");
+          f->flags & CT_FN_FLOW ? ", carries its caller's accumulator" : "",
+          f->flags & CT_FN_CTOR ? ", a constructor" : "");
   for (uint32_t s = 0; s < f->nsites; s++)
     fprintf(out, "  site %u: block %u (%s)\n", s, f->site_block[s], site_kind(f->site_kind[s]));
   for (uint32_t b = 0; b < f->nblocks; b++) {

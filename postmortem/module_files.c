@@ -28,6 +28,7 @@
 
 #include "crashtrail/abi.h"
 #include "dwarf_module.h"
+#include "elf_exports.h"
 #include "elf_file.h"
 #include "line_order.h"
 #include "meta_reader.h"
@@ -311,6 +312,8 @@ void ct_modules_free(struct ct_modset *s) {
     ct_line_order_free(m->line_order);
     if (m->dwarf) ct_dwarf_close(m->dwarf);
     ct_meta_free(m->meta);
+    ct_exports_free(m->exports);
+    ct_exports_free(m->symbols);
     ct_elf_close(m->elf);
     ct_elf_close(m->debug_elf);
     free(m->recorded_path);
@@ -345,4 +348,59 @@ struct ct_dwarf *ct_module_dwarf(struct ct_module *m) {
     if (!m->problem) m->problem = strdup(err);
   }
   return m->dwarf;
+}
+
+static void load_exports(struct ct_module *m) {
+  if (m->exports_tried) return;
+  m->exports_tried = 1;
+  if (ct_exports_load(m->elf, 1, &m->exports) != 0) {
+    ct_exports_free(m->exports);
+    m->exports = NULL;
+  }
+  /* .symtab: the debug file's if the binary was stripped */
+  struct ct_elf *tabs[2] = {m->elf, m->debug_elf};
+  for (int i = 0; i < 2 && !ct_exports_count(m->symbols); i++) {
+    ct_exports_free(m->symbols);
+    m->symbols = NULL;
+    if (tabs[i] && ct_exports_load(tabs[i], 0, &m->symbols) != 0) {
+      ct_exports_free(m->symbols);
+      m->symbols = NULL;
+    }
+  }
+}
+
+/* The function of module m that its symbol `name` names (.dynsym, or .symtab for a call from
+ * inside m), or NULL. */
+static const struct ct_mfunc *by_symbol(struct ct_module *m, const char *name, int inside) {
+  if (!m->meta || !m->elf) return NULL;
+  load_exports(m);
+  uint64_t addr = ct_exports_find(inside ? m->symbols : m->exports, name);
+  return addr ? ct_meta_find(m->meta, addr) : NULL;
+}
+
+const struct ct_mfunc *ct_modules_resolve_call(struct ct_modset *s, size_t from, const char *name,
+                                               uint32_t unit, uint16_t *mod) {
+  if (!name || from >= s->n) return NULL;
+  const struct ct_mfunc *g = NULL;
+  if (s->mods[from].meta && (g = ct_meta_resolve(s->mods[from].meta, name, unit))) {
+    *mod = (uint16_t)from;
+    return g;
+  }
+  for (size_t k = 0; k < s->n; k++)
+    if (k != from && s->mods[k].meta && (g = ct_meta_resolve(s->mods[k].meta, name, UINT32_MAX))) {
+      *mod = (uint16_t)k;
+      return g;
+    }
+  if ((g = by_symbol(&s->mods[from], name, 1))) {
+    *mod = (uint16_t)from;
+    return g;
+  }
+  for (size_t i = 0; i < s->n; i++) { /* the caller's module first */
+    size_t k = i == 0 ? from : i <= from ? i - 1 : i;
+    if ((g = by_symbol(&s->mods[k], name, 0))) {
+      *mod = (uint16_t)k;
+      return g;
+    }
+  }
+  return NULL;
 }

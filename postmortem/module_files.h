@@ -16,6 +16,8 @@
 struct ct_elf;
 struct ct_meta;
 struct ct_dwarf;
+struct ct_exports;
+struct ct_mfunc;
 
 struct ct_line_order;
 
@@ -34,6 +36,8 @@ struct ct_module {
   struct ct_line_order *line_order; /* machine order of lines, made per function on demand */
   char *problem;          /* why it cannot be symbolised, NULL if fine */
   int image_fd;           /* > 0: the in-memory file `path` names (the vDSO's image) */
+  struct ct_exports *exports, *symbols; /* functions by .dynsym and .symtab names */
+  int exports_tried;
 };
 
 struct ct_modset {
@@ -63,5 +67,15 @@ struct ct_module *ct_modules_at(struct ct_modset *s, uint64_t addr);
 struct ct_module *ct_modules_by_dump_id(struct ct_modset *s, uint32_t id);
 /* Its DWARF, opened on first use; NULL if it has none. */
 struct ct_dwarf *ct_module_dwarf(struct ct_module *m);
+
+/* The instrumented function a direct call to `name` from unit `unit` of module s->mods[from]
+ * enters, as the linkers bind it: by the metadata's names, the caller's unit, its module, then
+ * the other instrumented modules' exported functions; else by the ELF symbols, which name a
+ * function the compiler knew by another name (a symbol version or alias: xz's lzma_cputhreads
+ * is lzma_cputhreads_52): the caller's module's .symtab, then each module's .dynsym, the
+ * caller's first. NULL for code
+ * without records (or name NULL); else *mod is the callee's module. */
+const struct ct_mfunc *ct_modules_resolve_call(struct ct_modset *s, size_t from, const char *name,
+                                               uint32_t unit, uint16_t *mod);
 
 #endif

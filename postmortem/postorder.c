@@ -29,7 +29,8 @@
  * join near the top and is tried again (split_join), and one that continues nothing is
  * tried again with each call through a pointer taking one invocation (ptr_one), before it
  * is taken for a new one. Where nothing matches, the record is
- * kept as a new item without callees: the model resynchronises on it.
+ * kept as a new item without callees: the model resynchronises on it. Constructors at the
+ * bottom (CT_FN_CTOR) ran before main: no call of main's takes them.
  * At the end the stack's items go out bottom first.
  *
  * Invariants: every record goes out exactly once; an item's records are a linked list over
@@ -261,15 +262,13 @@ static const struct ct_mfunc *callee(struct po *p, const struct slot *s) {
 }
 
 /* The function a call enters: resolved as the linker binds it (the caller's unit, its module,
- * the other instrumented modules); NULL for an indirect call or code without records. */
+ * the other instrumented modules; by ELF symbols where the metadata has no such name:
+ * ct_modules_resolve_call); NULL for an indirect call or code without records. */
 static const struct ct_mfunc *resolve(struct po *p, const struct slot *s) {
-  if (!s->mb->callee) return NULL;
-  struct ct_module *m = &p->mods->mods[s->mod];
-  const struct ct_mfunc *g = ct_meta_resolve(m->meta, s->mb->callee, s->f->unit);
-  for (size_t k = 0; !g && k < p->mods->n; k++)
-    if (k != s->mod && p->mods->mods[k].meta)
-      g = ct_meta_resolve(p->mods->mods[k].meta, s->mb->callee, UINT32_MAX);
-  return g;
+  uint16_t mod;
+  return s->mb->callee
+             ? ct_modules_resolve_call(p->mods, s->mod, s->mb->callee, s->f->unit, &mod)
+             : NULL;
 }
 
 static uint16_t callee_mod(struct po *p, const struct slot *s, const struct ct_mfunc *g) {
@@ -446,6 +445,15 @@ static int waits_below(const struct po *p, size_t lo, size_t top) {
   return it->state == IT_TAIL || (it->state == IT_OPEN && it->wait);
 }
 
+/* Whether item j and every item below it are returned constructors (CT_FN_CTOR): run by the
+ * loader before main, none is a callback of main's calls. O(j), only for a constructor. */
+static int before_main(const struct po *p, size_t j) {
+  if (!p->st[j].f || !(p->st[j].f->flags & CT_FN_CTOR)) return 0;
+  for (size_t k = 0; k <= j; k++)
+    if (p->st[k].state != IT_DONE || !p->st[k].f || !(p->st[k].f->flags & CT_FN_CTOR)) return 0;
+  return 1;
+}
+
 /* Slots s[0..k) matched backwards to the items below *top (not below lo), last call first. */
 static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, size_t *top,
                       int depth, struct list *out) {
@@ -480,7 +488,7 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
     if (waits_below(p, lo, *top)) continue;
     const struct ct_mfunc *prev = prev_callee(p, s, i);
     while (*top > lo && p->st[*top - 1].state == IT_DONE && p->st[*top - 1].f != prev &&
-           !directly_called(p, p->st[*top - 1].f)) {
+           !directly_called(p, p->st[*top - 1].f) && !before_main(p, *top - 1)) {
       if (p->commit) mark_callback(p, *top - 1, s[i].mb);
       prepend(p, out, p->st[*top - 1].recs);
       --*top;
@@ -891,7 +899,7 @@ static int frame_match(struct po *p, size_t j, const struct ct_mfunc *f, uint16_
                        const struct slots *chain, const struct slots *calls,
                        const struct ct_mfunc *next_in, size_t *c, struct list *before,
                        struct list *after) {
-  const struct ct_mfunc *after_chain = next_callee(p, calls->v, 0, calls->n, NULL);
+  const struct ct_mfunc *after_chain = next_callee(p, calls->v, 0, calls->n, next_in);
   const struct ct_mfunc *after_wait = next_callee(p, chain->v, 0, chain->n, after_chain);
   if (j != NONE && p->st[j].wait) {
     struct slot w = {f, p->st[j].wait, mod};
@@ -910,6 +918,7 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
                         struct slots *calls, size_t *anchor) {
   for (size_t r = from; r < n; r++) {
     p->next[r] = NONE;
+    const struct ct_mfunc *caller = p->src->frame_callers[recs[r].ref];
     const struct ct_rec fr = ct_po_get(p->src, &recs[r]);
     const struct ct_mfunc *f = function_at(p, recs[r].mod, fr.fn);
     uint32_t start = 0;
@@ -948,23 +957,35 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
           (p->st[k].site == start || (chain.n = 0, chain_slots(f, recs[r].mod, p->st[k].site,
                                                                 start, &chain))))
         j = k;
-    /* else a new one, above an open invocation waiting in a call that may lead to f: of f
-     * (main in its call of the noreturn usage, which a noreturn call's flush wrote) or through
-     * a pointer (gawk's main calling r_interpret; not a call into code without records, which
-     * may have returned long before: a signal handler's abort). The nearest such invocation whose items above match the frame's calls: those
-     * nearer may be the frames inside's (gawk's err and final_exit, under r_fatal inside
-     * r_interpret); failing all, the anchor. */
-    size_t bases[9], nbases = 0;
+    /* else a new one, above an invocation of its caller on the stack waiting in a call that
+     * may lead to f: of f (main in its call of the noreturn usage, which a noreturn call's
+     * flush wrote) or through a pointer (gawk's main calling r_interpret; not a call into code
+     * without records, which may have returned long before: a signal handler's abort); or
+     * above an invocation that ended in such a tail call and left the stack (gawk's
+     * after_beginfile tail-calling r_fatal). The nearest such invocation whose items above
+     * match the frame's calls: those nearer may be the frames inside's (gawk's err and
+     * final_exit, under r_fatal inside r_interpret); failing all, the anchor. Only the
+     * caller's: another function's invocation waiting in a pointer call is no place for it
+     * (gawk's do_printf, called by r_interpret, went above format_tree's, and format_tree's
+     * frame then found its own invocation below the anchor). */
+    size_t bases[10], nbases = 0;
     if (j == NONE) {
       chain.n = 0;
       for (size_t k = p->n; k-- > *anchor && nbases < 8;) {
         const struct item *o = &p->st[k];
-        if (o->state != IT_OPEN || !o->wait) continue;
+        if (!o->wait || !((o->state == IT_OPEN && o->f == caller) || o->state == IT_TAIL))
+          continue;
         struct slot ws = {o->f, o->wait, o->mod};
         const struct ct_mfunc *g = callee(p, &ws);
         if (g == f || (!g && !o->wait->callee)) bases[nbases++] = k + 1;
       }
     }
+    /* above the constructors at the bottom, which ran before main (xzdec's main above
+     * liblzma's crc64_set_func; main's first call, into code without records, would take them
+     * for its callbacks), then at the anchor */
+    size_t above_ctors = *anchor;
+    while (j == NONE && above_ctors < p->n && before_main(p, above_ctors)) above_ctors++;
+    if (above_ctors > *anchor) bases[nbases++] = above_ctors;
     bases[nbases++] = j != NONE ? j + 1 : *anchor;
     p->bounded = r + 1 < n; /* frames inside it follow */
     /* the function it is in a call of, if that one wrote a record (gawk's r_fatal in err):
@@ -1032,7 +1053,8 @@ static void frozen_callbacks(struct po *p) {
 }
 
 int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_po_rec *recs,
-                 size_t n, size_t nframes, uint32_t *next, uint32_t *head, size_t *mismatches) {
+                 size_t n, size_t nframes, uint32_t *next, uint32_t *head, size_t *mismatches,
+                 size_t *unclosed) {
   *head = NONE;
   if (n >= NONE) return -1;
   struct po p = {.mods = mods, .next = next, .commit = 1, .src = src, .recs = recs};
@@ -1041,6 +1063,7 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
   slots_init(&calls);
   slots_init(&pre);
   int rc = -1;
+  if (unclosed) *unclosed = 0;
   if (!(p.cache = calloc(1u << CACHE_BITS, sizeof *p.cache)) ||
       !(p.walks = calloc(1u << WALK_CACHE_BITS, sizeof *p.walks)) ||
       build_called(&p) != 0)
@@ -1097,7 +1120,10 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
         p.n = j + 1;
       }
     }
-    if (!ok) break;
+    if (!ok) {
+      if (unclosed) *unclosed = p.n - j - 1;
+      break;
+    }
   }
   /* The items' lists, bottom first, joined into one. */
   p.commit = 1;

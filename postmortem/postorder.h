@@ -24,6 +24,8 @@ struct ct_po_src {
   size_t nchunks;
   unsigned shift; /* slot bits: the largest chunk's record slots fit */
   struct ct_rec *frames;
+  const struct ct_mfunc **frame_callers; /* each frame's caller on the stack (NULL: none with
+                                            records) */
 };
 
 /* A record of the thread, in the order the rings give (segments merged across modules), or a
@@ -66,9 +68,14 @@ static inline struct ct_rec ct_po_get(const struct ct_po_src *src, const struct 
  * (from *head along next[], NONE at the end; a frame's accumulator that fits nowhere is left
  * out); each record's callback and aux (above).
  * *mismatches: records that fit no invocation (kept where they were, for the model to
- * resynchronise on). Returns 0, or -1 when out of memory (or given 2^32 - 1 records or more). */
+ * resynchronise on). *unclosed: invocations at the history's end that no record of their
+ * callers took (0 where every piece fits): with no frames given, callers suspended in deferred
+ * calls whose paths since their last records were in registers at the dump (a thread other
+ * than the dumping one). Returns 0, or -1 when out of memory (or given 2^32 - 1 records or
+ * more). */
 #define CT_PO_NONE UINT32_MAX
 int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_po_rec *recs,
-                 size_t n, size_t nframes, uint32_t *next, uint32_t *head, size_t *mismatches);
+                 size_t n, size_t nframes, uint32_t *next, uint32_t *head, size_t *mismatches,
+                 size_t *unclosed);
 
 #endif

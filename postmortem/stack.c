@@ -939,7 +939,8 @@ static void frame_line_from_path(struct ct_tl_thread *th, const struct raw_frame
  * frame inside it is not instrumented); the innermost instrumented frame at its last deferred
  * call before its last bit (pending_path walks the rest from there). 0 if none. */
 static uint32_t deferred_stop(const struct ct_mfunc *f, uint64_t acc,
-                              const struct ct_mfunc *inner, int innermost, uint32_t call) {
+                              const struct ct_mfunc *inner, int innermost, uint32_t call,
+                              int exact) {
   struct ct_walk w;
   uint32_t stop = 0, blocks = 0, any = 0, named = 0;
   int by_line = !innermost && call < f->nblocks;
@@ -965,11 +966,12 @@ static uint32_t deferred_stop(const struct ct_mfunc *f, uint64_t acc,
     st = ct_walk_after_defer(&w, 1);
   }
   /* without the line table's block (or not reached as it says): by the callee */
-  return innermost ? stop : named ? named : any;
+  return exact ? 0 : innermost ? stop : named ? named : any;
 }
 
 size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
-                                struct ct_po_rec *out, struct ct_rec *recs, size_t max) {
+                                struct ct_po_rec *out, struct ct_rec *recs,
+                                const struct ct_mfunc **callers, size_t max) {
   struct raw_frame *frames = calloc(CT_MAX_FRAMES, sizeof *frames);
   size_t k = 0, shown = th->nstack;
   if (!frames) return 0;
@@ -999,10 +1001,25 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
       continue;
     }
     uint32_t call = innermost ? UINT32_MAX : pc_block(rf, f); /* the call it is in */
-    uint32_t stop = deferred_stop(f, acc, inner, innermost, call);
+    uint32_t stop = deferred_stop(f, acc, inner, innermost, call, 0);
+    /* The line table says which deferred call the frame is in, but its path does not reach
+     * it: nothing reads the accumulator before the next flush, so the compiler is free to move
+     * the last edge's code past the call and the next branch's shift before it (gawk's
+     * debug_pre_execute: `add %rbx,%rbx`, `call next_command`, `or $2,%rbx`: its branch into
+     * that call read the other way, with a bit too many). The path with its last bits (up to
+     * two) dropped and a code of up to four bits or'ed in that ends exactly at that call is
+     * taken, the smallest change first: only the last branches' ways can differ from what the
+     * register read. */
+    if (!stop && !innermost && call < f->nblocks && f->blocks[call].term == CT_TERM_DEFER)
+      for (unsigned drop = 0; drop <= 2 && !stop; drop++)
+        for (uint64_t code = drop ? 0 : 1, base = acc >> drop; code < 16 && !stop; code++)
+          if ((base & code) == 0 && (stop = deferred_stop(f, base | code, inner, 0, call, 1)))
+            acc = base | code;
     if (stop) {
       uint64_t time = th->nsteps ? th->steps[th->nsteps - 1].time_ns : t->dump->process.monotonic_ns;
       recs[k] = (struct ct_rec){f->addr + rf->mod->bias, acc, time};
+      uint64_t outer_start = 0;
+      callers[k] = i + 1 < n ? instrumented_function(&frames[i + 1], &outer_start) : NULL;
       out[k++] = (struct ct_po_rec){0, (uint16_t)(rf->mod - t->mods->mods),
                                     (uint8_t)(CT_PO_FRAME | (innermost ? CT_PO_INNERMOST : 0)),
                                     0, stop};
@@ -1022,6 +1039,9 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
     struct ct_rec y = recs[a];
     recs[a] = recs[b];
     recs[b] = y;
+    const struct ct_mfunc *z = callers[a];
+    callers[a] = callers[b];
+    callers[b] = z;
   }
   for (size_t i = 0; i < k; i++) out[i].ref = (uint32_t)i;
   return k;

@@ -120,13 +120,14 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
                      struct po_buf *b, int crashed) {
   size_t nframes = 0;
   if (crashed && t->dump->has_regs) { /* the stack's suspended frames go last */
-    nframes = ct_stack_deferred_frames(t, th, b->v + b->n, b->src.frames, PO_MAX_FRAMES);
+    nframes = ct_stack_deferred_frames(t, th, b->v + b->n, b->src.frames, b->src.frame_callers,
+                                       PO_MAX_FRAMES);
     b->n += nframes;
   }
   uint32_t *next = malloc((b->n ? b->n : 1) * sizeof *next), head;
-  size_t mismatched = 0;
-  if (!next ||
-      ct_postorder(t->mods, &b->src, b->v, b->n, nframes, next, &head, &mismatched) != 0) {
+  size_t mismatched = 0, unclosed = 0;
+  if (!next || ct_postorder(t->mods, &b->src, b->v, b->n, nframes, next, &head, &mismatched,
+                            &unclosed) != 0) {
     free(next);
     return -1;
   }
@@ -134,6 +135,11 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
     ct_timeline_warn(t, "thread %u: %zu records of functions built with deferred calls fit no "
                      "call of the records around them: decoded where they were", th->tid,
                      mismatched);
+  if (unclosed && !(crashed && t->dump->has_regs)) /* its stack was not read */
+    ct_timeline_warn(t, "thread %u: its last %zu calls are shown without their callers' steps "
+                     "since their last records: built with deferred calls, those were still in "
+                     "the callers' registers, and only the dumping thread's are read",
+                     th->tid, unclosed);
   ct_callstack_records(cs, &b->src, b->v, next, head, b->n);
   free(next);
   return 0;
@@ -154,7 +160,8 @@ static int po_reserve(struct po_buf *b, const struct segment *seg, size_t nseg) 
   b->v = malloc(slots * sizeof *b->v);
   b->src.chunks = malloc((chunks ? chunks : 1) * sizeof *b->src.chunks);
   b->src.frames = malloc(PO_MAX_FRAMES * sizeof *b->src.frames);
-  return b->v && b->src.chunks && b->src.frames ? 0 : -1;
+  b->src.frame_callers = malloc(PO_MAX_FRAMES * sizeof *b->src.frame_callers);
+  return b->v && b->src.chunks && b->src.frames && b->src.frame_callers ? 0 : -1;
 }
 
 /* Orders and decodes all rings of one thread. Its call-stack model goes to *keep if asked
@@ -229,6 +236,7 @@ out:
   free(po.v);
   free(po.src.chunks);
   free(po.src.frames);
+  free(po.src.frame_callers);
   if (rr)
     for (size_t i = 0; i < d->nrings; i++) ct_ring_records_free(&rr[i]);
   free(rr);

@@ -162,11 +162,14 @@ struct ct_callstack;
 void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs);
 /* The crashed thread's frames that were suspended in deferred calls at the dump, outermost
  * first, as ct_po_rec of CT_PO_FRAME with a stop, each naming its accumulator read from the
- * stack in recs[i] (ref i): at most max. */
+ * stack in recs[i] (ref i) and in callers[i] the function of the frame it was called from
+ * (NULL: code without records): at most max. */
 struct ct_po_rec;
 struct ct_rec;
+struct ct_mfunc;
 size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
-                                struct ct_po_rec *out, struct ct_rec *recs, size_t max);
+                                struct ct_po_rec *out, struct ct_rec *recs,
+                                const struct ct_mfunc **callers, size_t max);
 /* The last/first-execution traces from the dumped tables (exec_tables.c). */
 int ct_timeline_exec_tables(struct ct_timeline *t);
 

@@ -207,6 +207,7 @@ struct ct_module_desc {
                                 * records start where its caller's did, its returns write none
                                 * (the walk goes on after the CT_TERM_FLOW that called it) */
 #define CT_FN_DEFERS 128u      /* has CT_TERM_DEFER blocks: its records follow its callees' */
+#define CT_FN_CTOR 256u        /* a constructor (llvm.global_ctors): the loader calls it */
 /* or'ed into the discriminator of crashtrail's cold code (a check point that fires, a ring
  * refill, a table update): code of the block that rarely runs, not to be shown as its order */
 #define CT_DISC_COLD (1u << 24)

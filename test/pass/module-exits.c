@@ -10,6 +10,8 @@
 //   return stays elidable.
 // - A static function called by a function left uninstrumented (no_instrument_function) is
 //   entered from code without records: its entry's first flush is always written.
+// - A constructor (llvm.global_ctors) is flagged as one (CT_FN_CTOR, 256): the loader runs it
+//   before main, and the post-mortem must not take it for a callback of main's calls.
 // RUN: %clang -fplugin=%plugin -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s
 void sink(int);
 
@@ -51,6 +53,8 @@ __attribute__((constructor)) static void init(void) {
 // CHECK-LABEL: function from_plain
 // CHECK: block 0 stamped call sink -> 1;
 // CHECK: block 1 stamped return;
+// CHECK-NOT: a constructor
 // CHECK-LABEL: function init
+// CHECK-SAME: a constructor
 // CHECK: block 0 stamped call sink -> 1;
 // CHECK: block 1 stamped call sink;

@@ -639,7 +639,9 @@ def defer_marks(c):
            "one module: no marks and no stamps expected: %s" % raw["rings"])
     one = steps(dump)
     os.unlink(dump)
-    lib = c.build(["defer_lib.c"], "libct_defer.so", flags=defer + ["-shared", "-fPIC"])
+    lib = c.build(["defer_lib.c"], "libct_defer.so",
+                  flags=defer + ["-shared", "-fPIC", "-DCT_SHARED",
+                                 "-Wl,--version-script=" + os.path.join(PROGRAMS, "defer_lib.map")])
     exe2 = c.build(["defer_main.c"], "defer_two",
                    flags=defer + [lib, "-Wl,-rpath," + os.path.dirname(lib)])
     r = c.run([exe2, "300"])
@@ -648,11 +650,12 @@ def defer_marks(c):
     raw = c.raw(dump)
     main_id = [m["id"] for m in raw["modules"] if m["path"] == exe2][0]
     main_rings = [g for g in raw["rings"] if g["module"] == main_id]
-    # 200 calls of lib_step (i % 3 != 0 of 300) and one of fflush (a declared function that
-    # may call back), all after stamping turned on at start-up; none of local_step (hidden).
-    expect(len(main_rings) == 1 and main_rings[0]["marks"] == 201,
-           "the executable's ring should hold one mark per call of lib_step and fflush: %s" %
-           main_rings)
+    # 200 calls of lib_step (i % 3 != 0 of 300), 60 of lib_twice and one of fflush (a declared
+    # function that may call back), all after stamping turned on at start-up; none of
+    # local_step (hidden).
+    expect(len(main_rings) == 1 and main_rings[0]["marks"] == 261,
+           "the executable's ring should hold one mark per call of lib_step, lib_twice and "
+           "fflush: %s" % main_rings)
     expect(all(g["marks"] == 0 for g in raw["rings"] if g["module"] != main_id),
            "the library wrote marks: %s" % raw["rings"])
     two = steps(dump)
@@ -663,15 +666,17 @@ def defer_marks(c):
     expect(r.sig == signal.SIGSEGV, "ring build: %s" % r.how())
     want = steps(c.one_dump(r))
     calls = sum(1 for f, _ in want if f == "lib_step")
-    expect(calls == 200 and sum(1 for f, _ in want if f == "local_step") == 300,
-           "the ring build's timeline lacks calls: %d of lib_step" % calls)
+    twice = sum(1 for f, _ in want if f == "lib_twice_v2")
+    expect(calls == 200 and twice == 60 and sum(1 for f, _ in want if f == "local_step") == 300,
+           "the ring build's timeline lacks calls: %d of lib_step, %d of lib_twice_v2" % (
+               calls, twice))
     for name, got in (("one module", one), ("two modules", two)):
         first = next((i for i, (g, w) in enumerate(zip(got, want)) if g != w), None)
         expect(got == want, "%s: %d steps against the ring build's %d, first difference at %s: "
                "%s against %s" % (name, len(got), len(want), first,
                                   got[first] if first is not None else None,
                                   want[first] if first is not None else None))
-    return ("one module: no mark; two: %d marks for 200 calls into the library and fflush; "
+    return ("one module: no mark; two: %d marks for 260 calls into the library and fflush; "
             "both timelines the ring build's, %d steps" % (main_rings[0]["marks"], len(want)))
 
 

@@ -7,19 +7,9 @@
 #include <unistd.h>
 
 #include "source_cache.h"
+#include "unit_check.h"
 
-static int failures;
 static char dir[] = "/tmp/ct-srccache-XXXXXX";
-
-#define CHECK(cond, ...)                                \
-  do {                                                  \
-    if (!(cond)) {                                      \
-      fprintf(stderr, "FAIL line %d: ", __LINE__);      \
-      fprintf(stderr, __VA_ARGS__);                     \
-      fputc('\n', stderr);                              \
-      failures++;                                       \
-    }                                                   \
-  } while (0)
 
 static const char *write_file(const char *name, const char *text, size_t len) {
   static char path[4][256];
