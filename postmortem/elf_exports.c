@@ -90,6 +90,7 @@ int ct_exports_load(const struct ct_elf *e, int dynamic, struct ct_exports **out
     if (!end || end == name) continue;
     const char *at = memchr(name, '@', (size_t)(end - name));
     size_t len = at ? (size_t)(at - name) : (size_t)(end - name);
+    if (!len) continue; /* "@VERSION" alone names nothing */
     int hidden = ver ? (ver[i] & 0x8000) != 0 : at && at[1] != '@';
     x->v[x->n++] = (struct export){name, len, s->st_value, hidden, bind == STB_LOCAL};
   }
