@@ -78,7 +78,11 @@ int ct_exports_load(const struct ct_elf *e, int dynamic, struct ct_exports **out
   const uint16_t *ver = vs && sh[vs].sh_size >= nsym * sizeof(uint16_t)
                             ? (const uint16_t *)ct_elf_section_bytes(e, vs)
                             : NULL;
-  if (!(x->v = calloc(nsym ? nsym : 1, sizeof *x->v))) return -1;
+  if (!(x->v = calloc(nsym ? nsym : 1, sizeof *x->v))) {
+    ct_exports_free(x);
+    *out = NULL;
+    return -1;
+  }
   for (size_t i = 1; i < nsym; i++) {
     const Elf64_Sym *s = &sym[i];
     int type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);

@@ -13,7 +13,7 @@ struct ct_elf;
 struct ct_exports;
 
 /* Reads e's exported functions (dynamic: .dynsym) or all its functions (.symtab). 0 and *out
- * (empty if e has no such table), or -1 when out of memory. e must outlive *out. */
+ * (empty if e has no such table), or -1 and NULL when out of memory. e must outlive *out. */
 int ct_exports_load(const struct ct_elf *e, int dynamic, struct ct_exports **out);
 /* The link address of the function `name` (its default version if it has several; a global
  * before a local), or 0. O(log n). */

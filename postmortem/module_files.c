@@ -353,28 +353,21 @@ struct ct_dwarf *ct_module_dwarf(struct ct_module *m) {
 static void load_exports(struct ct_module *m) {
   if (m->exports_tried) return;
   m->exports_tried = 1;
-  if (ct_exports_load(m->elf, 1, &m->exports) != 0) {
-    ct_exports_free(m->exports);
-    m->exports = NULL;
-  }
-  /* .symtab: the debug file's if the binary was stripped */
-  struct ct_elf *tabs[2] = {m->elf, m->debug_elf};
-  for (int i = 0; i < 2 && !ct_exports_count(m->symbols); i++) {
+  ct_exports_load(m->elf, 1, &m->exports); /* NULL when out of memory: nothing found */
+  ct_exports_load(m->elf, 0, &m->symbols);
+  if (!ct_exports_count(m->symbols) && m->debug_elf) { /* stripped: the debug file's .symtab */
     ct_exports_free(m->symbols);
-    m->symbols = NULL;
-    if (tabs[i] && ct_exports_load(tabs[i], 0, &m->symbols) != 0) {
-      ct_exports_free(m->symbols);
-      m->symbols = NULL;
-    }
+    ct_exports_load(m->debug_elf, 0, &m->symbols);
   }
 }
 
-/* The function of module m that its symbol `name` names (.dynsym, or .symtab for a call from
- * inside m), or NULL. */
+/* The function of module m that its symbol `name` names (.dynsym; for a call from inside m,
+ * .symtab if it has one), or NULL. */
 static const struct ct_mfunc *by_symbol(struct ct_module *m, const char *name, int inside) {
   if (!m->meta || !m->elf) return NULL;
   load_exports(m);
-  uint64_t addr = ct_exports_find(inside ? m->symbols : m->exports, name);
+  const struct ct_exports *x = inside && ct_exports_count(m->symbols) ? m->symbols : m->exports;
+  uint64_t addr = ct_exports_find(x, name);
   return addr ? ct_meta_find(m->meta, addr) : NULL;
 }
 
@@ -395,12 +388,10 @@ const struct ct_mfunc *ct_modules_resolve_call(struct ct_modset *s, size_t from,
     *mod = (uint16_t)from;
     return g;
   }
-  for (size_t i = 0; i < s->n; i++) { /* the caller's module first */
-    size_t k = i == 0 ? from : i <= from ? i - 1 : i;
-    if ((g = by_symbol(&s->mods[k], name, 0))) {
+  for (size_t k = 0; k < s->n; k++)
+    if (k != from && (g = by_symbol(&s->mods[k], name, 0))) {
       *mod = (uint16_t)k;
       return g;
     }
-  }
   return NULL;
 }

@@ -72,8 +72,8 @@ struct ct_dwarf *ct_module_dwarf(struct ct_module *m);
  * enters, as the linkers bind it: by the metadata's names, the caller's unit, its module, then
  * the other instrumented modules' exported functions; else by the ELF symbols, which name a
  * function the compiler knew by another name (a symbol version or alias: xz's lzma_cputhreads
- * is lzma_cputhreads_52): the caller's module's .symtab, then each module's .dynsym, the
- * caller's first. NULL for code
+ * is lzma_cputhreads_52): the caller's module's .symtab (its .dynsym if it has none), then
+ * the other modules' .dynsym. NULL for code
  * without records (or name NULL); else *mod is the callee's module. */
 const struct ct_mfunc *ct_modules_resolve_call(struct ct_modset *s, size_t from, const char *name,
                                                uint32_t unit, uint16_t *mod);
