@@ -133,6 +133,26 @@ static int read_section(struct ct_dump *d, struct section *s) {
   case CT_DS_REGISTERS:
     d->has_regs = ct_cur_struct(b, &d->regs, sizeof d->regs);
     return d->has_regs && d->regs.nregs <= CT_REG_COUNT ? 0 : -1;
+  case CT_DS_THREAD_REGISTERS: {
+    struct ct_dump_thread_state *o = &d->others[d->nothers];
+    memset(o, 0, sizeof *o);
+    if (!ct_cur_struct(b, &o->regs, sizeof o->regs) || o->regs.nregs > CT_REG_COUNT) return -1;
+    d->nothers++;
+    return 0;
+  }
+  case CT_DS_THREAD_STACK: { /* after its thread's registers */
+    struct ct_ds_stack st;
+    if (!ct_cur_struct(b, &st, sizeof st)) return -1;
+    for (size_t i = d->nothers; i-- > 0;)
+      if (d->others[i].regs.tid == st.tid && !d->others[i].has_stack) {
+        d->others[i].stack = st;
+        d->others[i].has_stack = 1;
+        d->others[i].stack_len = ct_cur_left(b);
+        d->others[i].stack_bytes = ct_cur_need(b, d->others[i].stack_len);
+        return 0;
+      }
+    return -1;
+  }
   case CT_DS_STACK:
     if (!ct_cur_struct(b, &d->stack, sizeof d->stack)) return -1;
     d->has_stack = 1;
@@ -187,7 +207,8 @@ static int read_section(struct ct_dump *d, struct section *s) {
 
 static const char *section_label(uint32_t t) {
   static const char *names[] = {"?", "process", "signal", "registers", "stack", "module",
-                                "thread", "ring", "table", "maps", "events", "pad", "vdso"};
+                                "thread", "ring", "table", "maps", "events", "pad", "vdso",
+                                "thread registers", "thread stack"};
   return t < sizeof names / sizeof names[0] ? names[t] : "unknown";
 }
 
@@ -217,7 +238,8 @@ static int dump_parse(const uint8_t *data, size_t size, int mapped, const char *
   d->threads = calloc(counts[CT_DS_THREAD] + 1, sizeof *d->threads);
   d->rings = calloc(counts[CT_DS_RING] + 1, sizeof *d->rings);
   d->tables = calloc(counts[CT_DS_TABLE] + 1, sizeof *d->tables);
-  if (!d->modules || !d->threads || !d->rings || !d->tables) {
+  d->others = calloc(counts[CT_DS_THREAD_REGISTERS] + 1, sizeof *d->others);
+  if (!d->modules || !d->threads || !d->rings || !d->tables || !d->others) {
     ct_dump_free(d);
     return dump_fail(err, errlen, "out of memory");
   }
@@ -280,6 +302,7 @@ void ct_dump_free(struct ct_dump *d) {
   free(d->threads);
   free(d->rings);
   free(d->tables);
+  free(d->others);
   free(d->events);
   free(d->maps);
   free(d->exe);
@@ -290,13 +313,31 @@ void ct_dump_free(struct ct_dump *d) {
   free(d);
 }
 
+static int read_slice(const struct ct_ds_stack *st, const uint8_t *bytes, size_t n,
+                      uint64_t addr, void *out, size_t len) {
+  if (addr < st->start) return -1;
+  uint64_t off = addr - st->start;
+  if (off > n || len > n - off) return -1;
+  memcpy(out, bytes + off, len);
+  return 0;
+}
+
 int ct_dump_read_stack(void *ctx, uint64_t addr, void *out, size_t len) {
   const struct ct_dump *d = ctx;
-  if (!d->has_stack || addr < d->stack.start) return -1;
-  uint64_t off = addr - d->stack.start;
-  if (off > d->stack_len || len > d->stack_len - off) return -1;
-  memcpy(out, d->stack_bytes + off, len);
-  return 0;
+  if (d->has_stack && read_slice(&d->stack, d->stack_bytes, d->stack_len, addr, out, len) == 0)
+    return 0;
+  for (size_t i = 0; i < d->nothers; i++)
+    if (d->others[i].has_stack && read_slice(&d->others[i].stack, d->others[i].stack_bytes,
+                                             d->others[i].stack_len, addr, out, len) == 0)
+      return 0;
+  return -1;
+}
+
+const struct ct_ds_registers *ct_dump_regs_of(const struct ct_dump *d, uint32_t tid) {
+  if (d->has_regs && d->regs.tid == tid) return &d->regs;
+  for (size_t i = 0; i < d->nothers; i++)
+    if (d->others[i].regs.tid == tid) return &d->others[i].regs;
+  return NULL;
 }
 
 const struct ct_dump_module *ct_dump_module_by_id(const struct ct_dump *d, uint32_t id) {

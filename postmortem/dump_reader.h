@@ -32,6 +32,15 @@ struct ct_dump_table {
   size_t len;
 };
 
+/* Another thread, stopped for the dump (CT_DS_THREAD_REGISTERS, CT_DS_THREAD_STACK). */
+struct ct_dump_thread_state {
+  struct ct_ds_registers regs;
+  int has_stack;
+  struct ct_ds_stack stack;
+  const uint8_t *stack_bytes;
+  size_t stack_len;
+};
+
 struct ct_dump {
   const uint8_t *map;
   size_t size;
@@ -47,6 +56,8 @@ struct ct_dump {
   struct ct_ds_stack stack;
   const uint8_t *stack_bytes;
   size_t stack_len;
+  struct ct_dump_thread_state *others; /* every other thread stopped for the dump */
+  size_t nothers;
   struct ct_dump_module *modules;
   size_t nmodules;
   struct ct_ds_thread *threads;
@@ -70,9 +81,13 @@ int ct_dump_load(const char *path, struct ct_dump **out, char *err, size_t errle
 int ct_dump_parse(const void *data, size_t size, struct ct_dump **out, char *err, size_t errlen);
 void ct_dump_free(struct ct_dump *d);
 
-/* Copies `len` bytes of the crashed thread's memory at `addr` from the stack slice; 0 if all
- * of it was captured, -1 otherwise. `ctx` is the dump. Matches ct_mem_read_fn. */
+/* Copies `len` bytes of a dumped thread's memory at `addr` from the stack slices (the threads'
+ * stacks do not overlap); 0 if all of it was captured, -1 otherwise. `ctx` is the dump.
+ * Matches ct_mem_read_fn. */
 int ct_dump_read_stack(void *ctx, uint64_t addr, void *out, size_t len);
+
+/* The registers of thread tid (the dump's own thread or one stopped for it), or NULL. */
+const struct ct_ds_registers *ct_dump_regs_of(const struct ct_dump *d, uint32_t tid);
 
 const struct ct_dump_module *ct_dump_module_by_id(const struct ct_dump *d, uint32_t id);
 

@@ -49,8 +49,11 @@ static size_t repeats(const struct ct_step *s, size_t n, size_t i, size_t p) {
   return k;
 }
 
+/* mark: what the last step's CT_STEP_CRASH says ("crash" for the thread the dump is about,
+ * "stopped here" for a thread stopped for the dump). */
 static void print_step(FILE *out, const struct ct_timeline *t, const struct ct_step *s, size_t seq,
-                       const char *indent, struct ct_sources *src, const struct style *st) {
+                       const char *indent, struct ct_sources *src, const struct style *st,
+                       const char *mark) {
   const char *text = ct_source_line(src, s->file, s->line);
   int crash = (s->flags & CT_STEP_CRASH) != 0;
   char shortened[64];
@@ -62,7 +65,7 @@ static void print_step(FILE *out, const struct ct_timeline *t, const struct ct_s
           short_path(s->file), s->line, crash ? st->reset : "");
   if (text) fprintf(out, "  %s| %.100s%s", st->dim, text, st->reset);
   if (s->flags & CT_STEP_UNCERTAIN) fprintf(out, "  %s(uncertain)%s", st->yellow, st->reset);
-  if (crash) fprintf(out, "  %s<== crash%s", st->red, st->reset);
+  if (crash) fprintf(out, "  %s<== %s%s", st->red, mark, st->reset);
   fputc('\n', out);
 }
 
@@ -70,6 +73,7 @@ static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_
                         const struct ct_text_opts *o, struct ct_sources *src, const struct style *st) {
   const struct ct_step *s = th->steps;
   size_t n = th->nsteps, i = 0, seq0 = th->first_seq;
+  const char *mark = th == t->threads ? "crash" : "stopped here";
   if (o->max_steps && n > o->max_steps) i = n - o->max_steps;
   if (seq0 + i)
     fprintf(out, "%s       ... %zu earlier steps not shown (--steps=N, 0 for all)%s\n", st->dim,
@@ -90,7 +94,7 @@ static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_
         }
       }
     if (!best_p) {
-      print_step(out, t, &s[i], seq0 + i, "", src, st);
+      print_step(out, t, &s[i], seq0 + i, "", src, st, mark);
       i++;
       continue;
     }
@@ -103,7 +107,7 @@ static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_
             st->yellow, short_path(s[i].file), lo, hi, best_k, best_p * (best_k - 1), st->reset);
     size_t last = i + best_p * (best_k - 1); /* the last iteration's first step */
     for (size_t j = last; j < last + best_p; j++)
-      print_step(out, t, &s[j], seq0 + j, "  ", src, st);
+      print_step(out, t, &s[j], seq0 + j, "  ", src, st, mark);
     i += best_p * best_k;
   }
 }
@@ -165,7 +169,8 @@ static void print_header(FILE *out, const struct ct_timeline *t, const struct st
 static void print_stack(FILE *out, const struct ct_timeline *t, const struct ct_tl_thread *th,
                         const struct style *st) {
   if (!th->nstack) return;
-  fprintf(out, "\n%sStack of thread %u, innermost first:%s\n", st->bold, th->tid, st->reset);
+  fprintf(out, "\n%sStack of thread %u%s, innermost first:%s\n", st->bold, th->tid,
+          th == t->threads ? "" : " (stopped for the dump)", st->reset);
   for (size_t i = 0, n = 0; i < th->nstack; i++) {
     const struct ct_frame *f = &th->stack[i];
     fprintf(out, "  %s#%-2zu%s %s%-28s%s %s:%u  %s[%s]%s%s%s\n", st->dim, n, st->reset, st->cyan,
@@ -225,6 +230,7 @@ void ct_write_text(const struct ct_timeline *t, FILE *out, const struct ct_text_
             (unsigned long long)th->records, st->reset);
     print_steps(out, t, th, o, src, st);
     if ((int)i == t->crashed || i == 0) print_calls(out, t, th, st);
+    if (i > 0) print_stack(out, t, th, st);
   }
   print_exec(out, t, "Last-executed lines", t->last_exec, t->nlast, st);
   print_exec(out, t, "First-executed lines", t->first_exec, t->nfirst, st);

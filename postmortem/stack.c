@@ -1,9 +1,9 @@
 /*
- * stack.c - the crashed thread's stack, and the unfinished path of its innermost
- * instrumented frame.
+ * stack.c - a dumped thread's stack (the crashed thread's, and those of the threads stopped for
+ * the dump), and the unfinished path of its innermost instrumented frame.
  *
- * Unwinding starts from the dumped registers and reads memory only from the dumped stack
- * slice: call-frame information first (.eh_frame/.debug_frame through libdwarf), the frame
+ * Unwinding starts from the thread's dumped registers and reads memory only from the dumped
+ * stack slices: call-frame information first (.eh_frame/.debug_frame through libdwarf), the frame
  * pointer chain when a module has none, and above code no module holds (JIT code) a return
  * address found by scanning the stack (stack_scan.c). Each frame is symbolised with its inline chain
  * (innermost first); caller frames are looked up at pc-1, inside the call instruction, except
@@ -167,10 +167,12 @@ static void leave_flush_fragment(struct ct_module *m, struct ct_regs *r, int exa
 /* Walks the stack from the dumped registers; returns the number of raw frames. */
 static int unwind(struct ct_timeline *t, struct ct_tl_thread *th, struct raw_frame *frames) {
   struct ct_dump *d = t->dump;
+  const struct ct_ds_registers *dr = ct_dump_regs_of(d, th->tid);
   struct ct_regs regs;
   int n = 0;
+  if (!dr) return 0;
   memset(&regs, 0, sizeof regs);
-  for (int i = 0; i < CT_DW_NREGS && i < (int)d->regs.nregs; i++) regs.r[i] = d->regs.regs[i];
+  for (int i = 0; i < CT_DW_NREGS && i < (int)dr->nregs; i++) regs.r[i] = dr->regs[i];
   regs.valid = (1u << CT_DW_NREGS) - 1;
   int scanned = 0;
   while (n < CT_MAX_FRAMES && regs.r[16]) {
@@ -652,7 +654,8 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   }
   int st = ct_walk_start(&w, f, acc);
   if (st != CT_WALK_BLOCK) {
-    ct_timeline_warn(t, "the crashing frame's unfinished path is unreadable (%s)", w.why);
+    ct_timeline_warn(t, "thread %u: the innermost frame's unfinished path is unreadable (%s)",
+                     th->tid, w.why);
     mark_crash_line(t, th, rf, f, 0);
     return;
   }
@@ -688,7 +691,9 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     if (st == CT_WALK_DEFER) st = ct_walk_after_defer(&w, 1); /* its callee returned */
     if (st != CT_WALK_BLOCK) break;
   }
-  if (st == CT_WALK_BAD) ct_timeline_warn(t, "the unfinished path does not fit %s (%s)", f->display, w.why);
+  if (st == CT_WALK_BAD)
+    ct_timeline_warn(t, "thread %u: the unfinished path does not fit %s (%s)", th->tid,
+                     f->display, w.why);
   /* The walk ended where a check point fires (the bits are exactly what its record will hold):
    * the frame is in that check's flush, at the start of the block, whose record is not written
    * yet (else the accumulator would have restarted at the check's site). The block has begun:
@@ -937,17 +942,21 @@ static void frame_line_from_path(struct ct_tl_thread *th, const struct raw_frame
  * is in: block `call` when the line table names it (a call that is not deferred: none), else
  * the first its walk reaches once every bit is read whose callee is `inner` (any, when the
  * frame inside it is not instrumented); the innermost instrumented frame at its last deferred
- * call before its last bit (pending_path walks the rest from there). 0 if none. */
+ * call before its last bit (pending_path walks the rest from there), or, where the line table
+ * names the block of its pc (`call`), at the last deferred call its walk passes before that
+ * block: a call passed on the branch-free rest of the path returned too (a function whose
+ * only bits are none, `crash` calling `leaf` and then faulting). 0 if none. */
 static uint32_t deferred_stop(const struct ct_mfunc *f, uint64_t acc,
                               const struct ct_mfunc *inner, int innermost, uint32_t call,
                               int exact) {
   struct ct_walk w;
-  uint32_t stop = 0, blocks = 0, any = 0, named = 0;
+  uint32_t stop = 0, blocks = 0, any = 0, named = 0, last_call = 0, pc_stop = 0;
   int by_line = !innermost && call < f->nblocks;
   if (by_line && f->blocks[call].term != CT_TERM_DEFER) return 0; /* written before the call */
   int st = ct_walk_start(&w, f, acc);
   for (uint32_t guard = 0; guard < (1u << 24); guard++) {
     if (st == CT_WALK_BLOCK) {
+      if (innermost && w.block == call) pc_stop = last_call;
       blocks++;
       st = ct_walk_next(&w, 1);
       continue;
@@ -956,6 +965,7 @@ static uint32_t deferred_stop(const struct ct_mfunc *f, uint64_t acc,
     const struct ct_mblock *mb = &f->blocks[w.block];
     if (innermost) {
       if (w.used < w.nbits) stop = blocks;
+      last_call = blocks;
     } else if (w.used == w.nbits) {
       if (by_line && w.block == call) return blocks;
       if (!named && (!inner || (mb->callee && inner->name && !strcmp(mb->callee, inner->name))))
@@ -966,7 +976,7 @@ static uint32_t deferred_stop(const struct ct_mfunc *f, uint64_t acc,
     st = ct_walk_after_defer(&w, 1);
   }
   /* without the line table's block (or not reached as it says): by the callee */
-  return exact ? 0 : innermost ? stop : named ? named : any;
+  return exact ? 0 : innermost ? (pc_stop > stop ? pc_stop : stop) : named ? named : any;
 }
 
 size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
@@ -1000,7 +1010,7 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
       inner = f;
       continue;
     }
-    uint32_t call = innermost ? UINT32_MAX : pc_block(rf, f); /* the call it is in */
+    uint32_t call = pc_block(rf, f); /* the call it is in; the innermost: its pc's block */
     uint32_t stop = deferred_stop(f, acc, inner, innermost, call, 0);
     /* The line table says which deferred call the frame is in, but its path does not reach
      * it: nothing reads the accumulator before the next flush, so the compiler is free to move
@@ -1092,8 +1102,8 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
       /* Read across a gap in its location list: the last bits may still be ahead of it. */
       if (bridged && th->nsteps) th->steps[th->nsteps - 1].flags |= CT_STEP_UNCERTAIN;
     } else {
-      ct_timeline_warn(t, "the crashing frame's unfinished path (%s) is not recoverable (%s): "
-                       "steps since its last record are missing", f->display,
+      ct_timeline_warn(t, "thread %u: the innermost frame's unfinished path (%s) is not recoverable (%s): "
+                       "steps since its last record are missing", th->tid, f->display,
                        !(f->flags & CT_FN_ACC_VAR) ? "built without debug information"
                        : rc == 1 ? "optimised out at the crash point" : "no location");
       mark_crash_line(t, th, rf, f, 0);

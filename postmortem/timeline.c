@@ -88,7 +88,7 @@ static int any_defers(const struct ct_modset *ms) {
 
 /* Records of a thread with deferred calls, named in ring order (each stays in the mapped dump,
  * ct_po_src) and decoded in the order postorder.c puts them in; sized once for a record per
- * ring slot and the crashed thread's suspended frames at the end (never grown, never copied:
+ * ring slot and the suspended frames of a thread whose stack the dump holds at the end (never grown, never copied:
  * a 64 MB ring holds 4 M). */
 #define PO_MAX_FRAMES 256
 struct po_buf {
@@ -117,9 +117,9 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
 }
 
 static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
-                     struct po_buf *b, int crashed) {
+                     struct po_buf *b, int stopped) {
   size_t nframes = 0;
-  if (crashed && t->dump->has_regs) { /* the stack's suspended frames go last */
+  if (stopped) { /* the stack's suspended frames go last */
     nframes = ct_stack_deferred_frames(t, th, b->v + b->n, b->src.frames, b->src.frame_callers,
                                        PO_MAX_FRAMES);
     b->n += nframes;
@@ -135,10 +135,11 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
     ct_timeline_warn(t, "thread %u: %zu records of functions built with deferred calls fit no "
                      "call of the records around them: decoded where they were", th->tid,
                      mismatched);
-  if (unclosed && !(crashed && t->dump->has_regs)) /* its stack was not read */
+  if (unclosed && !stopped) /* its stack was not read */
     ct_timeline_warn(t, "thread %u: its last %zu calls are shown without their callers' steps "
                      "since their last records: built with deferred calls, those were still in "
-                     "the callers' registers, and only the dumping thread's are read",
+                     "the callers' registers, and the dump holds none of this thread's (it was "
+                     "not stopped for the dump: CRASHTRAIL_CAPTURE_SIGNAL)",
                      th->tid, unclosed);
   ct_callstack_records(cs, &b->src, b->v, next, head, b->n);
   free(next);
@@ -338,18 +339,29 @@ int ct_timeline_build(struct ct_dump *d, struct ct_modset *m, int keep_blocks, s
     if (add_thread(t, d->rings[i].hdr.tid, d->rings[i].hdr.flags & (CT_THR_EXITED | CT_THR_PREFORK),
                    NULL) < 0)
       goto oom;
-  struct ct_callstack *focus_cs = NULL;
+  /* Each thread whose registers the dump holds (its own, and every thread stopped for it)
+   * gets its stack and the unfinished path of its innermost instrumented frame, which
+   * continue its call-stack model. */
   for (size_t i = 0; i < t->nthreads; i++) {
-    if (build_thread_steps(t, &t->threads[i], i == 0 && focus ? &focus_cs : NULL) != 0) goto oom;
-    if (t->threads[i].bad_records)
-      ct_timeline_warn(t, "thread %u: %zu of %zu records could not be decoded", t->threads[i].tid,
-                       t->threads[i].bad_records, t->threads[i].records);
+    struct ct_tl_thread *th = &t->threads[i];
+    const int stopped = !(th->flags & (CT_THR_EXITED | CT_THR_PREFORK)) &&
+                        ct_dump_regs_of(d, th->tid) != NULL;
+    const int is_focus = i == 0 && focus;
+    struct ct_callstack *cs = NULL;
+    t->pending_skip_fn = NULL;
+    t->pending_skip = 0;
+    if (build_thread_steps(t, th, stopped ? &cs : NULL) != 0) goto oom;
+    if (th->bad_records)
+      ct_timeline_warn(t, "thread %u: %zu of %zu records could not be decoded", th->tid,
+                       th->bad_records, th->records);
+    if (stopped) {
+      int recovered = t->pending_recovered;
+      ct_timeline_stack(t, th, cs);
+      if (!is_focus) t->pending_recovered = recovered; /* says the crashing frame's */
+      if (is_focus && d->has_signal) t->crashed = 0;
+    }
+    ct_callstack_free(cs);
   }
-  if (focus && d->has_regs) {
-    ct_timeline_stack(t, &t->threads[0], focus_cs);
-    if (d->has_signal) t->crashed = 0;
-  }
-  ct_callstack_free(focus_cs);
   for (size_t i = 0; i < t->nthreads; i++) {
     struct ct_tl_thread *th = &t->threads[i];
     if (max_steps && th->nsteps > max_steps) { /* the ring's surplus and the crash's steps */

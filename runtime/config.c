@@ -89,6 +89,26 @@ static int ct_config_signal(const char *name) {
   return 0;
 }
 
+/* The signal that stops other threads at a dump: a real-time signal number, "RTMAX-N", or 0
+ * (off). SIGRTMAX-3 by default: glibc takes the lowest ones, programs count up from SIGRTMIN. */
+static int ct_config_capture_signal(const char *name) {
+  const char *v = getenv(name);
+  char *end;
+  long n;
+  if (!v || !*v) return SIGRTMAX - 3;
+  if (!strcasecmp(v, "off") || !strcmp(v, "0")) return 0;
+  if (!strncasecmp(v, "SIGRTMAX-", 9) || !strncasecmp(v, "RTMAX-", 6)) {
+    const char *d = v + (v[0] == 'S' || v[0] == 's' ? 9 : 6);
+    n = strtol(d, &end, 10);
+    if (end != d && !*end && n >= 0 && SIGRTMAX - n >= SIGRTMIN) return (int)(SIGRTMAX - n);
+  } else {
+    n = strtol(v, &end, 10);
+    if (end != v && !*end && n >= SIGRTMIN && n <= SIGRTMAX) return (int)n;
+  }
+  ct_config_warn(name, v, "expected a real-time signal number, SIGRTMAX-N, or 0 (off)");
+  return SIGRTMAX - 3;
+}
+
 static void ct_config_dir(void) {
   const char *v = getenv("CRASHTRAIL_DIR");
   const char *tmp = getenv("TMPDIR");
@@ -125,6 +145,9 @@ void ct_config_load(void) {
   ct_cfg.direct_io = ct_config_flag("CRASHTRAIL_DIRECT_IO", 1);
   ct_cfg.dump_signal = ct_config_signal("CRASHTRAIL_DUMP_SIGNAL");
   ct_cfg.threaded_grain = ct_config_grain("CRASHTRAIL_TABLE_GRAIN_US");
+  ct_cfg.capture_signal = ct_config_capture_signal("CRASHTRAIL_CAPTURE_SIGNAL");
+  ct_cfg.capture_ms = 300;
+  if (ct_config_size("CRASHTRAIL_CAPTURE_MS", 0, 60000, &kb)) ct_cfg.capture_ms = (unsigned)kb;
   /* A set-id program must not write its memory where its invoker can read it. The flag is
    * read (and a bad value reported) in every process, not only in set-id ones. */
   allow_setid = ct_config_flag("CRASHTRAIL_ALLOW_SETID", 0);

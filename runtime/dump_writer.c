@@ -258,7 +258,7 @@ static void ct_write_process(struct ct_out *o, const struct ct_dump_request *req
   ct_section_end(o, at);
 }
 
-static void ct_registers_from(const ucontext_t *uc, struct ct_ds_registers *r) {
+void ct_registers_from(const ucontext_t *uc, struct ct_ds_registers *r) {
   static const int map[17] = {REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI,
                               REG_RBP, REG_RSP, REG_R8,  REG_R9,  REG_R10, REG_R11,
                               REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP};
@@ -266,7 +266,32 @@ static void ct_registers_from(const ucontext_t *uc, struct ct_ds_registers *r) {
   r->regs[17] = (uint64_t)uc->uc_mcontext.gregs[REG_EFL];
 }
 
-/* The crashing thread: its registers and the stack above its stack pointer. */
+/* A thread's registers, then the stack above its stack pointer (sections regs_type and
+ * stack_type: the dump's own thread's, or another thread's stopped for the dump). */
+static void ct_write_regs_and_stack(struct ct_out *o, uint32_t regs_type, uint32_t stack_type,
+                                    const struct ct_ds_registers *regs) {
+  ct_section(o, regs_type, regs, sizeof *regs, NULL, 0);
+  if (ct_cfg.stack_bytes) {
+    struct ct_ds_stack st = {.tid = regs->tid};
+    uint64_t at, end;
+    st.start = (regs->regs[CT_REG_SP] - 128) & ~(uint64_t)15; /* include the red zone */
+    end = st.start + ct_cfg.stack_bytes;
+    at = ct_section_begin(o, stack_type);
+    ct_out_bytes(o, &st, sizeof st);
+    /* After a stack overflow the red zone (or the stack pointer itself) is in the guard page:
+     * start at the first readable page instead of writing nothing, and patch the start. */
+    while (!o->err && st.start < end &&
+           ct_out_memory(o, (uintptr_t)st.start, (size_t)(end - st.start)) == 0)
+      st.start = (st.start | 4095) + 1;
+    if (!o->err && pwrite(o->fd, &st.start, sizeof st.start,
+                          (off_t)(at + CT_DUMP_SECTION_HEADER_BYTES +
+                                  offsetof(struct ct_ds_stack, start))) != sizeof st.start)
+      o->err = errno ? errno : EIO;
+    ct_section_end(o, at);
+  }
+}
+
+/* The thread the dump is about. */
 static void ct_write_thread_state(struct ct_out *o, const struct ct_dump_request *req) {
   struct ct_ds_registers regs;
   ucontext_t here;
@@ -283,25 +308,19 @@ static void ct_write_thread_state(struct ct_out *o, const struct ct_dump_request
   ct_registers_from(uc, &regs);
   if (req->tid == ct_gettid() && syscall(SYS_arch_prctl, ARCH_GET_FS, &fs) == 0)
     regs.regs[18] = fs;
-  ct_section(o, CT_DS_REGISTERS, &regs, sizeof regs, NULL, 0);
-  if (ct_cfg.stack_bytes) {
-    struct ct_ds_stack st = {.tid = (uint32_t)req->tid};
-    uint64_t at, end;
-    st.start = (regs.regs[CT_REG_SP] - 128) & ~(uint64_t)15; /* include the red zone */
-    end = st.start + ct_cfg.stack_bytes;
-    at = ct_section_begin(o, CT_DS_STACK);
-    ct_out_bytes(o, &st, sizeof st);
-    /* After a stack overflow the red zone (or the stack pointer itself) is in the guard page:
-     * start at the first readable page instead of writing nothing, and patch the start. */
-    while (!o->err && st.start < end &&
-           ct_out_memory(o, (uintptr_t)st.start, (size_t)(end - st.start)) == 0)
-      st.start = (st.start | 4095) + 1;
-    if (!o->err && pwrite(o->fd, &st.start, sizeof st.start,
-                          (off_t)(at + CT_DUMP_SECTION_HEADER_BYTES +
-                                  offsetof(struct ct_ds_stack, start))) != sizeof st.start)
-      o->err = errno ? errno : EIO;
-    ct_section_end(o, at);
-  }
+  ct_write_regs_and_stack(o, CT_DS_REGISTERS, CT_DS_STACK, &regs);
+}
+
+/* Every other thread, stopped for the dump (thread_capture.c). The stopping comes after the
+ * small sections: it walks the ring list, which a corrupt runtime state may make fault, and
+ * the dump then keeps what it has written (as with the rings). */
+static void ct_write_stopped_threads(struct ct_out *o, const struct ct_dump_request *req) {
+  (void)ct_threads_capture(ct_gettid(), req->tid);
+  uint32_t n = atomic_load_explicit(&ct_capture_count, memory_order_acquire);
+  for (uint32_t i = 0; i < n && i < CT_MAX_CAPTURED; i++)
+    if (atomic_load_explicit(&ct_capture_slots[i].done, memory_order_acquire) == 1)
+      ct_write_regs_and_stack(o, CT_DS_THREAD_REGISTERS, CT_DS_THREAD_STACK,
+                              &ct_capture_slots[i].regs);
 }
 
 static void ct_write_maps(struct ct_out *o) {
@@ -489,6 +508,7 @@ static int ct_dump_into(const char *dir, const struct ct_dump_request *req, char
   ct_write_events(&o);
   ct_write_maps(&o);
   ct_write_vdso(&o);
+  ct_write_stopped_threads(&o, req);
   ct_write_threads_and_rings(&o, req); /* the bulk last: a cut file keeps the small parts */
   total = o.off + CT_DUMP_SECTION_HEADER_BYTES + 8;
   ct_section(&o, CT_DS_END, &total, sizeof total, NULL, 0);
@@ -520,6 +540,7 @@ int ct_dump_write(const struct ct_dump_request *req, char *path, size_t cap) {
     rc = ct_dump_into(ct_cfg.fallback_dir, req, path, cap);
     if (rc < 0) ct_report_failure(ct_cfg.fallback_dir, -rc, "; no dump was written");
   }
+  ct_threads_release();
   VALGRIND_ENABLE_ERROR_REPORTING;
   sigaction(SIGXFSZ, &ign, NULL);
   sigaction(SIGXFSZ, &old_xfsz, NULL);

@@ -42,6 +42,8 @@ struct ct_config {
   int fsync_dump;                 /* CRASHTRAIL_FSYNC: fsync(2) a dump before returning */
   int direct_io;                  /* CRASHTRAIL_DIRECT_IO: rings written with O_DIRECT */
   unsigned threaded_grain;        /* CRASHTRAIL_TABLE_GRAIN_US as log2 of CT_SYM_NOW units */
+  int capture_signal;             /* CRASHTRAIL_CAPTURE_SIGNAL: stops other threads, 0 = off */
+  unsigned capture_ms;            /* CRASHTRAIL_CAPTURE_MS: how long a dump waits for them */
 };
 CT_HIDDEN extern struct ct_config ct_cfg;
 CT_HIDDEN void ct_config_load(void); /* normal */
@@ -146,6 +148,21 @@ CT_HIDDEN int ct_dump_write(const struct ct_dump_request *req, char *path, size_
 CT_HIDDEN int ct_dump_acquire(pid_t tid);
 CT_HIDDEN void ct_dump_release(void);
 CT_HIDDEN pid_t ct_dump_owner(void);            /* any: the thread writing a dump, or 0 */
+CT_HIDDEN void ct_registers_from(const ucontext_t *uc, struct ct_ds_registers *r); /* any */
+
+/* ---- other threads stopped for a dump (thread_capture.c) ------------------------------------- */
+#define CT_MAX_CAPTURED 1024
+struct ct_capture_slot {
+  _Atomic uint32_t tid;
+  _Atomic int done;                 /* 1: regs hold the thread's registers */
+  struct ct_ds_registers regs;
+};
+CT_HIDDEN extern struct ct_capture_slot ct_capture_slots[CT_MAX_CAPTURED];
+CT_HIDDEN extern _Atomic uint32_t ct_capture_count;
+/* Stops every live thread with rings but `self` and `also` (bounded wait), once per dump;
+ * the slots in use. any */
+CT_HIDDEN uint32_t ct_threads_capture(pid_t self, pid_t also);
+CT_HIDDEN void ct_threads_release(void);        /* any: lets them go on */
 CT_HIDDEN extern char ct_last_dump[CT_PATH_MAX];
 
 /* ---- signals (crash_handler.c, on_demand.c, signal_mask.c) ------------------------------------ */

@@ -37,6 +37,8 @@ enum ct_dump_section {
   CT_DS_EVENTS = 10,   /* an array of struct ct_ds_event */
   CT_DS_PAD = 11,      /* zero bytes: puts the next ring's bytes at a multiple of 4096 */
   CT_DS_VDSO = 12,     /* u64 runtime address, then the vDSO's ELF image */
+  CT_DS_THREAD_REGISTERS = 13, /* struct ct_ds_registers of another thread, stopped for the dump */
+  CT_DS_THREAD_STACK = 14,     /* struct ct_ds_stack of that thread, then its bytes */
   CT_DS_END = 0xFFFF   /* u64 total file length */
 };
 

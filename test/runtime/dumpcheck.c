@@ -11,6 +11,7 @@
  *    "modules":[{"id":..,"flags":..,"path":"..","build_id_len":..}],
  *    "events":[{"kind":..,"tid":..,"module":..}],
  *    "tables":[{"module":..,"grain":..,"now":..,"entries":..,"used":..}], "has_regs":..,"stack_bytes":..,
+ *    "stopped":[{"tid":..,"sp":..,"stack_bytes":..}] (threads stopped for the dump),
  *    "vdso":{"bytes":..,"elf":0|1,"in_maps":0|1}|null}
  *   {"ok":false,"error":".."}   (exit status 1) when the reader refuses the file.
  *
@@ -87,6 +88,12 @@ int main(int argc, char **argv) {
     printf(",\"signal\":null");
   printf(",\"has_regs\":%d,\"regs_tid\":%u,\"stack_bytes\":%zu", d->has_regs, d->regs.tid,
          d->has_stack ? d->stack_len : 0);
+  printf(",\"stopped\":[");
+  for (size_t i = 0; i < d->nothers; i++)
+    printf("%s{\"tid\":%u,\"sp\":%llu,\"stack_bytes\":%zu}", i ? "," : "", d->others[i].regs.tid,
+           (unsigned long long)d->others[i].regs.regs[CT_REG_SP],
+           d->others[i].has_stack ? d->others[i].stack_len : 0);
+  printf("]");
   if (d->vdso) {
     char line[64];
     snprintf(line, sizeof line, "%llx-", (unsigned long long)d->vdso_addr);

@@ -712,6 +712,79 @@ def defer_crash(c):
     return "the deferred build's timelines equal the ring build's: " + ", ".join(got)
 
 
+@case("stopped_threads")
+def stopped_threads(c):
+    """The main thread crashes while two workers wait inside calls (programs/stopped_threads.c):
+    the runtime stops them for the dump, which holds their registers and stacks. Each worker's
+    stack reads wait_job > serve, its last step is the line it waits on; with deferred calls,
+    whose callers' paths since their last records were only in registers, every thread's
+    timeline equals the ring build's (at -O0 and -O2). With CRASHTRAIL_CAPTURE_SIGNAL=0 the
+    dump holds no other thread, and the reader's waiting line is missing (what capture adds)."""
+    src = open(os.path.join(PROGRAMS, "stopped_threads.c")).read().splitlines()
+    read_line = next(i + 1 for i, l in enumerate(src) if "never returns" in l)
+    got = []
+
+    def relative(th):
+        base = min(st["depth"] for st in th["steps"])
+        return [(st["function"], st["line"], st["depth"] - base) for st in th["steps"]]
+
+    for opt in ("-O0", "-O2"):
+        tl = {}
+        for variant, flags in (("ring", []), ("defer", ["-fplugin-arg-crashtrail-defer-calls=1"])):
+            exe = c.build(["stopped_threads.c"], "stopped_%s%s" % (variant, opt),
+                          flags=["-g", opt] + flags)
+            r = c.run([exe])
+            expect(r.sig == signal.SIGSEGV, "%s %s: %s" % (variant, opt, r.how()))
+            dump = c.one_dump(r)
+            raw, t = c.raw(dump), c.show(dump)
+            os.unlink(dump)
+            byname = {th["name"]: th for th in t["threads"]}
+            expect(sorted(s["tid"] for s in raw["stopped"]) ==
+                   sorted(byname[n]["tid"] for n in ("ct-reader", "ct-spinner")),
+                   "%s %s: threads stopped for the dump %s" % (variant, opt, raw["stopped"]))
+            expect(all(s["stack_bytes"] > 0 for s in raw["stopped"]), "a stopped thread without stack")
+            for name in ("ct-reader", "ct-spinner"):
+                th = byname[name]
+                fns = [f["function"] for f in th["stack"]]
+                expect("wait_job" in fns and "serve" in fns[fns.index("wait_job"):],
+                       "%s %s: %s's stack is %s" % (variant, opt, name, fns))
+                last = th["steps"][-1]
+                expect(last["function"] == "wait_job" and last.get("crash"),
+                       "%s %s: %s's last step is %s" % (variant, opt, name, last))
+            expect(byname["ct-reader"]["steps"][-1]["line"] == read_line,
+                   "%s %s: the reader's last step is line %d, not the read on line %d"
+                   % (variant, opt, byname["ct-reader"]["steps"][-1]["line"], read_line))
+            lost = [w for w in t["warnings"] if "without their callers' steps" in w]
+            expect(not lost, "%s %s: %s" % (variant, opt, lost))
+            tl[variant] = {n: relative(byname[n]) for n in ("ct-reader", "ct-spinner")}
+            tl[variant]["main"] = relative(crashed_thread(t))
+        for name in ("main", "ct-reader", "ct-spinner"):
+            want, have = tl["ring"][name], tl["defer"][name]
+            if name == "ct-spinner":  # stopped anywhere in its loop: the last line only
+                want, have = want[-1:], have[-1:]
+            first = next((i for i, (g, w) in enumerate(zip(have, want)) if g != w), None)
+            expect(have == want, "%s %s: the deferred build's %d steps against the ring build's "
+                   "%d, first difference at %s: %s against %s" % (
+                       opt, name, len(have), len(want), first,
+                       have[first] if first is not None else None,
+                       want[first] if first is not None else None))
+        got.append("%s: main %d, reader %d steps" % (opt, len(tl["ring"]["main"]),
+                                                     len(tl["ring"]["ct-reader"])))
+    # Without capture, the deferred build's reader loses wait_job's steps (in its registers).
+    exe = os.path.join(c.work, "stopped_defer-O2")
+    r = c.run([exe], env={"CRASHTRAIL_CAPTURE_SIGNAL": "0"})
+    dump = c.one_dump(r)
+    raw, t = c.raw(dump), c.show(dump)
+    os.unlink(dump)
+    reader = next(th for th in t["threads"] if th["name"] == "ct-reader")
+    expect(not raw["stopped"] and not reader["stack"] and reader["steps"][-1]["line"] != read_line,
+           "with CRASHTRAIL_CAPTURE_SIGNAL=0: stopped %s, the reader's last line %d" %
+           (raw["stopped"], reader["steps"][-1]["line"]))
+    return ("every thread's timeline equals the ring build's, the workers stopped where they "
+            "waited: " + "; ".join(got) + "; without capture the reader's last line is %d"
+            % reader["steps"][-1]["line"])
+
+
 @case("lazy_binding")
 def lazy_binding(c):
     """The runtime's preserve_most entry points are never reached through a lazily bound PLT
@@ -1187,7 +1260,8 @@ def bad_env(c):
            "CRASHTRAIL_KEEP_EXITED": "1e3", "CRASHTRAIL_ENABLE": "maybe",
            "CRASHTRAIL_DUMP_SIGNAL": "SIGFOO", "CRASHTRAIL_ALLOW_SETID": "2",
            "CRASHTRAIL_FSYNC": "sometimes", "CRASHTRAIL_DIRECT_IO": "perhaps",
-           "CRASHTRAIL_TABLE_GRAIN_US": "1ms"}
+           "CRASHTRAIL_TABLE_GRAIN_US": "1ms", "CRASHTRAIL_CAPTURE_SIGNAL": "SIGUSR1",
+           "CRASHTRAIL_CAPTURE_MS": "soon"}
     r = c.run([exe, "segv"], env=bad)
     same_death(r, p, signal.SIGSEGV)
     lines = r.crashtrail_lines()

@@ -67,8 +67,13 @@ static void wait_for_dump_file(const char *dir, off_t min_bytes) {
   for (int i = 0; i < 100000 && !dir_has_dump(dir, min_bytes); i++) nanosleep(&tick, NULL);
 }
 
-/* Strikes once the dump has its first sections (64 KiB), well before its 128 MiB of rings. */
+/* Strikes once the dump has its first sections (64 KiB), well before its 128 MiB of rings.
+ * It blocks every signal, so the dump cannot stop it (CRASHTRAIL_CAPTURE_SIGNAL): the dump
+ * waits CRASHTRAIL_CAPTURE_MS for it, then goes on without its registers. */
 static void *watcher(void *arg) {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
   (void)dir_has_dump(arg, 0); /* recorded: this thread's 64 MiB ring is part of the dump too */
   pthread_barrier_wait(&corrupted);
   wait_for_dump_file(arg, 64 * 1024);
