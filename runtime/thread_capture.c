@@ -16,7 +16,9 @@
  * The handler is installed at the first dump that captures, and only over the default action:
  * a program with its own handler for that signal keeps it (and the dump the old behaviour).
  * It does nothing for a signal it did not send (a kill from outside, a late one after the
- * wait ended) and nothing in a thread without a slot. With SA_RESTART most interrupted system
+ * wait ended) and nothing in a thread without a slot. A thread that blocks the signal keeps it
+ * pending: a program that reads that signal with sigwait or a signalfd would get it, hence
+ * the setting. With SA_RESTART most interrupted system
  * calls resume; those Linux never restarts after a handler (poll, epoll_wait, nanosleep, ...)
  * return EINTR in the threads an on-demand dump stopped, as with any profiler's signal.
  *
@@ -99,7 +101,9 @@ static int ct_capture_install(void) {
   }
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = ct_capture_handler;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART; /* on the thread's own stack: it stays above */
+  /* On the alternate stack (every thread with rings has one): a thread near the end of its
+   * stack is not pushed over it, and the interrupted stack is dumped as it was. */
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
   sigfillset(&sa.sa_mask);
   if (sigaction(ct_cfg.capture_signal, &sa, NULL) != 0) return 0;
   atomic_store(&ct_capture_installed, 1);
