@@ -84,6 +84,12 @@ test('a lane click opens the other thread; its steps and source follow', async (
   await page.keyboard.press('G');
   assert.equal((await L.selected(page)).seq, dm.n - 1);
   await onlyMainListed();
+  /* main-loop was stopped for the dump (in pthread_join): its stack is in the dump, and its
+   * last step says where it was, marked as stopped, not as a crash */
+  assert.ok(main.stack.some((f) => f.function === 'main'), `main-loop's stack: ${JSON.stringify(main.stack)}`);
+  assert.ok(main.steps[main.steps.length - 1].crash, "main-loop's last step is where it was stopped");
+  assert.equal(await page.$$eval('#steps .step.crash:not([hidden])', (r) => r.length), 0, 'no crash row in main-loop');
+  assert.ok(await L.inView(page, '#steps .step.stopped', '#steps'), "main-loop's last step is marked stopped");
   await page.keyboard.press('g');
   assert.equal((await L.selected(page)).seq, 0);
   assert.match(await page.textContent('#steps .foldrow'), /loop ×\d+/, 'the main loop is folded');

@@ -13,7 +13,9 @@
 'use strict';
 var CT = (window.CT = {});
 (function () {
-  CT.STEP = { UNCERTAIN: 1, CRASH: 2, ENTRY: 4, GAP: 8, PENDING: 16 };
+  /* STOPPED is the viewer's own: CRASH on the last step of a thread stopped for the dump (any
+   * thread but the dump's own, the first), where it marks where that thread was, not a crash */
+  CT.STEP = { UNCERTAIN: 1, CRASH: 2, ENTRY: 4, GAP: 8, PENDING: 16, STOPPED: 64 };
 
   CT.basename = function (p) {
     if (!p) return '?';
@@ -81,6 +83,10 @@ var CT = (window.CT = {});
     }
     th.minDepth = minD;
     for (i = n - 1; i >= 0 && th.crashStep < 0; i--) if (th.flags[i] & CT.STEP.CRASH) th.crashStep = i;
+    if (index > 0 && !t.crashed && th.crashStep >= 0) {
+      th.flags[th.crashStep] = (th.flags[th.crashStep] & ~CT.STEP.CRASH) | CT.STEP.STOPPED;
+      th.crashStep = -1;
+    }
     for (k = 0; k < t.stack.length; k += 7)
       th.stack.push({ pc: t.stack[k], module: t.stack[k + 1], fn: t.stack[k + 2], file: t.stack[k + 3],
                       line: t.stack[k + 4], col: t.stack[k + 5], inlined: !!t.stack[k + 6] });

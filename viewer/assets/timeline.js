@@ -92,7 +92,7 @@
     /* the step in the row above: names and times are shown where they change from it */
     var above = r > 0 ? o.rows[r - 1] : -1, prev = above >= 0 ? th.loc[above] : -1;
     el.className = 'vl-row step' + (s === this.sel ? ' sel' : '') + (fl & F.CRASH ? ' crash' : '') +
-      (fl & F.ENTRY ? ' entry' : '') + (fl & F.GAP ? ' gap' : '');
+      (fl & F.STOPPED ? ' stopped' : '') + (fl & F.ENTRY ? ' entry' : '') + (fl & F.GAP ? ' gap' : '');
     el.link.textContent = th.first + s;
     el.link.href = '#t=' + th.tid + '&s=' + s;
     var t = th.time[s], showTime = above < 0 || r <= this.vl.first + 1 || !(t === th.time[above]);
@@ -112,9 +112,9 @@
     var where = CT.basename(this.model.str(L.file[loc])) + ':' + L.line[loc];
     el.loc.textContent = where.length > LOC_CHARS ? '\u2026' + where.slice(1 - LOC_CHARS) : where;
     el.code.textContent = this.code(loc);
-    var mark = fl & F.CRASH ? '\u2716' : fl & F.UNCERTAIN ? '?' : fl & F.GAP ? '\u2248' : '';
+    var mark = fl & F.CRASH ? '\u2716' : fl & F.STOPPED ? '\u23f8' : fl & F.UNCERTAIN ? '?' : fl & F.GAP ? '\u2248' : '';
     el.mark.textContent = mark;
-    el.mark.title = (fl & F.CRASH ? 'the crash' : '') + (fl & F.UNCERTAIN ? ' (uncertain: not proven by the record)' : '') +
+    el.mark.title = (fl & F.CRASH ? 'the crash' : '') + (fl & F.STOPPED ? 'where this thread was stopped for the dump' : '') + (fl & F.UNCERTAIN ? ' (uncertain: not proven by the record)' : '') +
       (fl & F.GAP ? ' (history was lost before this step)' : '');
   };
 
