@@ -36,6 +36,7 @@ CT_EXPORT void __crashtrail_runtime_init(void) {
   int expected = 0;
   if (!atomic_compare_exchange_strong(&ct_initialised, &expected, 1)) return;
   ct_config_load();
+  ct_keep_capture_deliverable(ct_cfg.capture_signal);
   ct_vdso_locate();
   ct_thread_key_init();
   pthread_atfork(NULL, NULL, ct_atfork_child);

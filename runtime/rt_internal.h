@@ -170,6 +170,7 @@ CT_HIDDEN void ct_install_crash_handlers(void); /* normal */
 CT_HIDDEN void ct_install_dump_signal(void);    /* normal */
 CT_HIDDEN void ct_unblock_faults(void);         /* any: a thread's first record */
 CT_HIDDEN void ct_keep_faults_deliverable(void); /* any: masks set from now on never block them */
+CT_HIDDEN void ct_keep_capture_deliverable(int signo); /* normal: nor this one (0: none) */
 
 /* ---- start-up (init.c) ------------------------------------------------------------------------ */
 CT_HIDDEN void ct_ensure_init(void);            /* any: cheap after the first call */

@@ -6,7 +6,9 @@
  * Programs block signals all the time: thread pools create their workers with every signal
  * blocked (liblzma), daemons block everything in the main thread to read signals from a
  * signalfd or sigwait, handlers run with a full sa_mask. Two layers keep SIGSEGV, SIGBUS,
- * SIGILL, SIGFPE, SIGTRAP and SIGSYS deliverable (SIGABRT is left alone: abort() unblocks it):
+ * SIGILL, SIGFPE, SIGTRAP and SIGSYS deliverable (SIGABRT is left alone: abort() unblocks it),
+ * and the signal that stops threads for a dump (CRASHTRAIL_CAPTURE_SIGNAL, thread_capture.c):
+ * a worker that blocked it would be dumped without its stack.
  *
  *   a thread's first record     ct_unblock_faults (ring.c): the mask it was created with
  *   every later change          sigprocmask, pthread_sigmask and sigaction's sa_mask, defined
@@ -46,6 +48,7 @@ static const uint64_t ct_fault_bits = CT_SIGBIT(SIGSEGV) | CT_SIGBIT(SIGBUS) | C
 static const uint64_t ct_glibc_internal_bits = CT_SIGBIT(32) | CT_SIGBIT(33);
 
 static _Atomic int ct_faults_kept; /* crashtrail's handlers are installed */
+static _Atomic uint64_t ct_capture_bits; /* CRASHTRAIL_CAPTURE_SIGNAL's bit, 0 when off */
 
 /* Sanitizer runtimes define these (with the plain names as weak aliases, which ours override). */
 extern int __interceptor_sigprocmask(int, const sigset_t *, sigset_t *) __attribute__((weak));
@@ -56,12 +59,16 @@ extern int __sigaction(int, const struct sigaction *, struct sigaction *); /* gl
 
 void ct_keep_faults_deliverable(void) { ct_faults_kept = 1; }
 
+void ct_keep_capture_deliverable(int signo) {
+  ct_capture_bits = signo > 0 && signo <= 64 ? CT_SIGBIT(signo) : 0;
+}
+
 /* Takes the fault signals (and glibc's internal ones) out of a set that is to be blocked;
  * *copy receives the edited set. any */
 static const sigset_t *ct_blockable(const sigset_t *set, sigset_t *copy) {
   uint64_t bits;
   memcpy(&bits, set, sizeof bits);
-  uint64_t drop = ct_glibc_internal_bits | (ct_faults_kept ? ct_fault_bits : 0);
+  uint64_t drop = ct_glibc_internal_bits | (ct_faults_kept ? ct_fault_bits : 0) | ct_capture_bits;
   if (!(bits & drop)) return set;
   *copy = *set;
   bits &= ~drop;
@@ -123,9 +130,10 @@ CT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 }
 
 /* A thread created with every signal blocked (pthread_create copies the creator's mask, and
- * pthread_attr_setsigmask_np sets one) unblocks the fault signals at its first record. A kill
+ * pthread_attr_setsigmask_np sets one) unblocks the fault signals (and the capture signal) at
+ * its first record. A kill
  * of such a signal aimed at the thread is then delivered rather than left pending. any */
 void ct_unblock_faults(void) {
-  uint64_t bits = ct_fault_bits;
+  uint64_t bits = ct_fault_bits | ct_capture_bits;
   (void)syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &bits, NULL, sizeof bits);
 }

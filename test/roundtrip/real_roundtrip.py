@@ -312,8 +312,9 @@ WRAPPED = "rings too small for the run"
 UNSETTLED = "threads still running at the dump"
 GONE = "a module's binary was deleted after the run"
 # Built with deferred calls, a thread other than the dumping one that waits with callers
-# suspended in deferred calls has their paths since their last records in registers the dump
-# does not hold: the post-mortem says so (docs/design.md, "Deferred calls").
+# suspended in deferred calls has their paths since their last records in registers: the dump
+# holds them when the runtime stopped the thread for it (CRASHTRAIL_CAPTURE_SIGNAL); one that
+# did not stop in time loses them, and the post-mortem says so (docs/design.md, "Deferred calls").
 IN_REGISTERS = "callers' paths in another thread's registers at the dump"
 NOT_COMPARED = (WRAPPED, UNSETTLED, GONE, IN_REGISTERS)
 
@@ -327,7 +328,7 @@ def check_dump(args, work, name, trace, dump, quiet=False):
             tl = timeline(ct, dump, extra, os.path.join(work, name + ".json"))
         except BinaryGone:
             return GONE
-        in_registers += [w for w in tl["warnings"] if "only the dumping thread's are read" in w]
+        in_registers += [w for w in tl["warnings"] if "it was not stopped for the dump" in w]
         warnings = [w for w in tl["warnings"] if w not in in_registers]
         if warnings:
             bad = (bad + "; " if bad else "") + "warnings%s: %s" % (

@@ -4,12 +4,14 @@
  * the callers' registers and stack slots, and the dump reads them because the runtime stops
  * every thread for it (CRASHTRAIL_CAPTURE_SIGNAL). Each worker's timeline must be the ring
  * build's, its last step the line it waits on, its stack serve > pick > wait_job.
- * A worker blocks in read(2) on a pipe nobody writes (`ct-reader`) or spins (`ct-spinner`,
- * interrupted anywhere in its loop).
+ * A worker blocks in read(2) on a pipe nobody writes (`ct-reader`, created with every signal
+ * blocked, as liblzma creates its workers: the runtime keeps the capture signal deliverable)
+ * or spins (`ct-spinner`, interrupted anywhere in its loop).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -54,8 +56,12 @@ __attribute__((noinline)) static void crash(int *volatile p, int n) {
 
 int main(void) {
   pthread_t reader, spinner;
+  sigset_t all, old;
   if (pipe(pipe_fds) != 0 || sem_init(&ready, 0, 0) != 0) return 2;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_create(&reader, NULL, serve, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   pthread_setname_np(reader, "ct-reader");
   pthread_create(&spinner, NULL, serve, (void *)1);
   pthread_setname_np(spinner, "ct-spinner");
