@@ -166,8 +166,8 @@ int ct_callstack_uncall(struct ct_callstack *cs, const struct ct_mfunc *f) {
   return 1;
 }
 
-static void log_block(struct ct_tl_thread *th, const struct ct_mfunc *f, uint32_t block,
-                      uint16_t module) {
+void ct_tl_log_block(struct ct_tl_thread *th, const struct ct_mfunc *f, uint32_t block,
+                     uint16_t module) {
   if (th->nblocks == th->blocks_cap) {
     size_t cap = th->blocks_cap ? th->blocks_cap * 2 : 1024;
     struct ct_block_ref *nb = realloc(th->blocks, cap * sizeof *nb);
@@ -184,7 +184,7 @@ static void emit(struct ct_callstack *cs, const struct ct_mfunc *f, uint16_t mod
   struct ct_tl_thread *th = cs->th;
   uint32_t depth = (uint32_t)(th->depth + CT_DEPTH_BIAS);
   if (cs->t->keep_blocks)
-    for (size_t k = 0; k < n; k++) log_block(th, f, blocks[k], mod);
+    for (size_t k = 0; k < n; k++) ct_tl_log_block(th, f, blocks[k], mod);
   if (cs->sw) {
     struct ct_sw_at at = {mod, depth, cs->time, &cs->gap};
     ct_sw_blocks(cs->sw, f, site, blocks, n, &at);

@@ -679,6 +679,8 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   /* A frame inside a call (not the crashed one) that the line table names as a deferred call:
    * reached with every bit read, the frame is in it (its callee has not returned). */
   uint32_t in_call = !first && (f->flags & CT_FN_DEFERS) ? pc_block(rf, f) : UINT32_MAX;
+  size_t last_call = 0; /* blocks up to the last deferred call passed with every bit read */
+  int in_that_call = 0;
   for (;;) {
     blocks[nb++] = w.block;
     if (w.used > 0 || nb == 1) determined = nb;
@@ -686,14 +688,29 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
     st = ct_walk_next(&w, 1);
     if (st == CT_WALK_DEFER && w.block == in_call && w.used == w.nbits) {
       determined = nb; /* the call's block ran up to the call */
+      in_that_call = 1;
       break;
     }
+    if (st == CT_WALK_DEFER && w.used == w.nbits) last_call = nb;
     if (st == CT_WALK_DEFER) st = ct_walk_after_defer(&w, 1); /* its callee returned */
     if (st != CT_WALK_BLOCK) break;
   }
   if (st == CT_WALK_BAD)
     ct_timeline_warn(t, "thread %u: the unfinished path does not fit %s (%s)", th->tid,
                      f->display, w.why);
+  /* A frame inside a call whose line table does not say which (a call of line 0: xz's
+   * worker_decoder in pthread_cond_wait): past the last deferred call its walk passed with
+   * every bit read, there is no call it could be in when the walk ends at a check point, a
+   * return or a branch without bits. It is in that call; nothing after it ran. */
+  if (!first && (f->flags & CT_FN_DEFERS) && !in_that_call && last_call &&
+      (st == CT_WALK_OUT ||
+       (st == CT_WALK_END && (ended_at_check(f, &w) ||
+                              (f->blocks[w.block].term != CT_TERM_CALL &&
+                               f->blocks[w.block].term != CT_TERM_INVOKE))))) {
+    nb = determined = last_call;
+    in_that_call = 1;
+    st = CT_WALK_DEFER;
+  }
   /* The walk ended where a check point fires (the bits are exactly what its record will hold):
    * the frame is in that check's flush, at the start of the block, whose record is not written
    * yet (else the accumulator would have restarted at the check's site). The block has begun:
@@ -807,6 +824,12 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
       ct_tl_add_step(th, &s);
     }
   }
+  /* The blocks the unfinished path proves ran (its bits say so, not the pc) go with the
+   * records' (--format=blocks): a thread stopped for the dump while waiting in a deferred call
+   * entered them since its last record (round trips compare them with the trace). */
+  if (t->keep_blocks) /* in a call: its block ran up to it, whatever its lines say */
+    for (size_t b = skip; b < (in_that_call ? determined : upto) && b < inferred; b++)
+      ct_tl_log_block(th, f, blocks[b], mod);
   mark_crash_line(t, th, rf, f, hit_block >= 0 && hit_certain && nb == inferred);
 }
 
