@@ -16,11 +16,13 @@
  * The handler is installed at the first dump that captures, and only over the default action:
  * a program with its own handler for that signal keeps it (and the dump the old behaviour).
  * It does nothing for a signal it did not send (a kill from outside, a late one after the
- * wait ended) and nothing in a thread without a slot. A thread that blocks the signal keeps it
- * pending: a program that reads that signal with sigwait or a signalfd would get it, hence
- * the setting. With SA_RESTART most interrupted system
- * calls resume; those Linux never restarts after a handler (poll, epoll_wait, nanosleep, ...)
- * return EINTR in the threads an on-demand dump stopped, as with any profiler's signal.
+ * wait ended) and nothing in a thread without a slot. The signal stays deliverable as the
+ * fault signals do (signal_mask.c: masks the program sets never block it); a thread that
+ * blocks it anyway (a raw rt_sigprocmask) keeps it pending, and a program that reads that
+ * signal with sigwait or a signalfd would get it, hence the setting. With SA_RESTART most
+ * interrupted system calls resume; those Linux never restarts after a handler (poll,
+ * epoll_wait, nanosleep, ...) return EINTR in the threads an on-demand dump stopped, as with
+ * any profiler's signal.
  *
  * Everything here is async-signal-safe: sigaction, tgkill, futex, clock_gettime, arch_prctl.
  * Invariants: a slot is read by the dump only after its `done` is set (release/acquire);
