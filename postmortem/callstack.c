@@ -166,18 +166,6 @@ int ct_callstack_uncall(struct ct_callstack *cs, const struct ct_mfunc *f) {
   return 1;
 }
 
-void ct_tl_log_block(struct ct_tl_thread *th, const struct ct_mfunc *f, uint32_t block,
-                     uint16_t module) {
-  if (th->nblocks == th->blocks_cap) {
-    size_t cap = th->blocks_cap ? th->blocks_cap * 2 : 1024;
-    struct ct_block_ref *nb = realloc(th->blocks, cap * sizeof *nb);
-    if (!nb) return;
-    th->blocks = nb;
-    th->blocks_cap = cap;
-  }
-  th->blocks[th->nblocks++] = (struct ct_block_ref){f->addr, block, module};
-}
-
 /* The steps of blocks[0..n) of f, walked from `site` (UINT32_MAX: the rest of a walk). */
 static void emit(struct ct_callstack *cs, const struct ct_mfunc *f, uint16_t mod, uint32_t site,
                  const uint32_t *blocks, size_t n) {

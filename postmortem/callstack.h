@@ -74,11 +74,6 @@ const struct ct_mfunc *ct_callstack_flow_pending(struct ct_callstack *cs, const 
  * th->first_seq; later steps are added directly. */
 void ct_callstack_end_window(struct ct_callstack *cs);
 
-/* Appends block `block` of f to the thread's decoded blocks (--format=blocks; only when the
- * timeline keeps them). */
-void ct_tl_log_block(struct ct_tl_thread *th, const struct ct_mfunc *f, uint32_t block,
-                     uint16_t module);
-
 /* Every frame of the model has returned (the thread exited, or no instrumented function is on
  * its stack at the dump): appends the steps of their elided ends, as far as they are elided. */
 void ct_callstack_return_all(struct ct_callstack *cs);

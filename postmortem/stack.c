@@ -3,10 +3,10 @@
  * the dump), and the unfinished path of its innermost instrumented frame.
  *
  * Unwinding starts from the thread's dumped registers and reads memory only from the dumped
- * stack slices: call-frame information first (.eh_frame/.debug_frame through libdwarf), the frame
- * pointer chain when a module has none, and above code no module holds (JIT code) a return
- * address found by scanning the stack (stack_scan.c). Each frame is symbolised with its inline chain
- * (innermost first); caller frames are looked up at pc-1, inside the call instruction, except
+ * stack slices: call-frame information first (.eh_frame/.debug_frame through libdwarf), the
+ * frame pointer chain when a module has none, and above code no module holds (JIT code) a
+ * return address found by scanning the stack (stack_scan.c). Each frame is symbolised with its
+ * inline chain (innermost first); caller frames are looked up at pc-1, inside the call instruction, except
  * a frame a signal interrupted (the step through the trampoline flags it): its pc is exact.
  *
  * The unfinished path: the records in the ring stop at the frame's last flush; the bits since

@@ -42,6 +42,18 @@ void ct_timeline_warn(struct ct_timeline *t, const char *fmt, ...) {
   t->warnings[t->nwarnings++] = strdup(buf);
 }
 
+void ct_tl_log_block(struct ct_tl_thread *th, const struct ct_mfunc *f, uint32_t block,
+                     uint16_t module) {
+  if (th->nblocks == th->blocks_cap) {
+    size_t cap = th->blocks_cap ? th->blocks_cap * 2 : 1024;
+    struct ct_block_ref *nb = realloc(th->blocks, cap * sizeof *nb);
+    if (!nb) return;
+    th->blocks = nb;
+    th->blocks_cap = cap;
+  }
+  th->blocks[th->nblocks++] = (struct ct_block_ref){f->addr, block, module};
+}
+
 int ct_tl_add_step(struct ct_tl_thread *th, const struct ct_step *s) {
   if (th->nsteps) {
     struct ct_step *p = &th->steps[th->nsteps - 1];
@@ -89,8 +101,8 @@ static int any_defers(const struct ct_modset *ms) {
 
 /* Records of a thread with deferred calls, named in ring order (each stays in the mapped dump,
  * ct_po_src) and decoded in the order postorder.c puts them in; sized once for a record per
- * ring slot and the suspended frames of a thread whose stack the dump holds at the end (never grown, never copied:
- * a 64 MB ring holds 4 M). */
+ * ring slot and, at the end, the suspended frames of a thread whose stack the dump holds
+ * (never grown, never copied: a 64 MB ring holds 4 M). */
 #define PO_MAX_FRAMES 256
 struct po_buf {
   struct ct_po_rec *v;

@@ -155,6 +155,10 @@ void ct_timeline_warn(struct ct_timeline *t, const char *fmt, ...)
 
 /* Appends a step, merging it into the previous one when it is the same source line. */
 int ct_tl_add_step(struct ct_tl_thread *th, const struct ct_step *s);
+/* Appends block `block` of f to the thread's decoded blocks (--format=blocks; only when the
+ * timeline keeps them). */
+void ct_tl_log_block(struct ct_tl_thread *th, const struct ct_mfunc *f, uint32_t block,
+                     uint16_t module);
 
 /* Builds the stack of the thread the registers belong to, and the unfinished path of its
  * innermost instrumented frame (stack.c). */

@@ -258,12 +258,18 @@ static void ct_write_process(struct ct_out *o, const struct ct_dump_request *req
   ct_section_end(o, at);
 }
 
-void ct_registers_from(const ucontext_t *uc, struct ct_ds_registers *r) {
+void ct_registers_from(const ucontext_t *uc, pid_t tid, struct ct_ds_registers *r) {
   static const int map[17] = {REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI,
                               REG_RBP, REG_RSP, REG_R8,  REG_R9,  REG_R10, REG_R11,
                               REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP};
+  unsigned long fs = 0;
+  memset(r, 0, sizeof *r);
+  r->tid = (uint32_t)tid;
+  r->arch = CT_ARCH_X86_64;
+  r->nregs = CT_REG_COUNT;
   for (int i = 0; i < 17; i++) r->regs[i] = (uint64_t)uc->uc_mcontext.gregs[map[i]];
   r->regs[17] = (uint64_t)uc->uc_mcontext.gregs[REG_EFL];
+  if (tid == ct_gettid() && syscall(SYS_arch_prctl, ARCH_GET_FS, &fs) == 0) r->regs[18] = fs;
 }
 
 /* A thread's registers, then the stack above its stack pointer (sections regs_type and
@@ -296,18 +302,11 @@ static void ct_write_thread_state(struct ct_out *o, const struct ct_dump_request
   struct ct_ds_registers regs;
   ucontext_t here;
   const ucontext_t *uc = req->uc;
-  unsigned long fs = 0;
-  memset(&regs, 0, sizeof regs);
   if (!uc) {
     if (getcontext(&here) != 0) return;
     uc = &here;
   }
-  regs.tid = (uint32_t)req->tid;
-  regs.arch = CT_ARCH_X86_64;
-  regs.nregs = CT_REG_COUNT;
-  ct_registers_from(uc, &regs);
-  if (req->tid == ct_gettid() && syscall(SYS_arch_prctl, ARCH_GET_FS, &fs) == 0)
-    regs.regs[18] = fs;
+  ct_registers_from(uc, req->tid, &regs);
   ct_write_regs_and_stack(o, CT_DS_REGISTERS, CT_DS_STACK, &regs);
 }
 
@@ -315,12 +314,11 @@ static void ct_write_thread_state(struct ct_out *o, const struct ct_dump_request
  * small sections: it walks the ring list, which a corrupt runtime state may make fault, and
  * the dump then keeps what it has written (as with the rings). */
 static void ct_write_stopped_threads(struct ct_out *o, const struct ct_dump_request *req) {
-  (void)ct_threads_capture(ct_gettid(), req->tid);
-  uint32_t n = atomic_load_explicit(&ct_capture_count, memory_order_acquire);
-  for (uint32_t i = 0; i < n && i < CT_MAX_CAPTURED; i++)
-    if (atomic_load_explicit(&ct_capture_slots[i].done, memory_order_acquire) == 1)
-      ct_write_regs_and_stack(o, CT_DS_THREAD_REGISTERS, CT_DS_THREAD_STACK,
-                              &ct_capture_slots[i].regs);
+  uint32_t n = ct_threads_capture(ct_gettid(), req->tid);
+  for (uint32_t i = 0; i < n; i++) {
+    const struct ct_ds_registers *regs = ct_stopped_registers(i);
+    if (regs) ct_write_regs_and_stack(o, CT_DS_THREAD_REGISTERS, CT_DS_THREAD_STACK, regs);
+  }
 }
 
 static void ct_write_maps(struct ct_out *o) {

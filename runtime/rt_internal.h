@@ -148,20 +148,15 @@ CT_HIDDEN int ct_dump_write(const struct ct_dump_request *req, char *path, size_
 CT_HIDDEN int ct_dump_acquire(pid_t tid);
 CT_HIDDEN void ct_dump_release(void);
 CT_HIDDEN pid_t ct_dump_owner(void);            /* any: the thread writing a dump, or 0 */
-CT_HIDDEN void ct_registers_from(const ucontext_t *uc, struct ct_ds_registers *r); /* any */
+/* The registers of uc, thread tid's (fs_base read only when tid is the calling thread). any */
+CT_HIDDEN void ct_registers_from(const ucontext_t *uc, pid_t tid, struct ct_ds_registers *r);
 
 /* ---- other threads stopped for a dump (thread_capture.c) ------------------------------------- */
-#define CT_MAX_CAPTURED 1024
-struct ct_capture_slot {
-  _Atomic uint32_t tid;
-  _Atomic int done;                 /* 1: regs hold the thread's registers */
-  struct ct_ds_registers regs;
-};
-CT_HIDDEN extern struct ct_capture_slot ct_capture_slots[CT_MAX_CAPTURED];
-CT_HIDDEN extern _Atomic uint32_t ct_capture_count;
 /* Stops every live thread with rings but `self` and `also` (bounded wait), once per dump;
- * the slots in use. any */
+ * the number of threads asked. any */
 CT_HIDDEN uint32_t ct_threads_capture(pid_t self, pid_t also);
+/* The registers of the i-th thread asked, NULL if it has not stopped. any */
+CT_HIDDEN const struct ct_ds_registers *ct_stopped_registers(uint32_t i);
 CT_HIDDEN void ct_threads_release(void);        /* any: lets them go on */
 CT_HIDDEN extern char ct_last_dump[CT_PATH_MAX];
 

@@ -35,12 +35,17 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <asm/prctl.h>
 
 #include "rt_internal.h"
 
-struct ct_capture_slot ct_capture_slots[CT_MAX_CAPTURED];
-_Atomic uint32_t ct_capture_count; /* slots in use for the dump in progress */
+#define CT_MAX_CAPTURED 1024
+struct ct_capture_slot {
+  _Atomic uint32_t tid;
+  _Atomic int done;                 /* 1: regs hold the thread's registers */
+  struct ct_ds_registers regs;
+};
+static struct ct_capture_slot ct_capture_slots[CT_MAX_CAPTURED];
+static _Atomic uint32_t ct_capture_count; /* slots in use for the dump in progress */
 static _Atomic uint32_t ct_captured; /* futex: slots filled */
 static _Atomic uint32_t ct_hold;     /* futex: 1 while the dump needs the threads stopped */
 static _Atomic int ct_capture_installed; /* 1: ours; -1: the program's handler, not replaced */
@@ -64,13 +69,7 @@ static void ct_capture_handler(int sig, siginfo_t *si, void *ucv) {
   for (uint32_t i = 0; i < n && i < CT_MAX_CAPTURED; i++) {
     struct ct_capture_slot *s = &ct_capture_slots[i];
     if (atomic_load(&s->tid) != (uint32_t)me || atomic_load(&s->done)) continue;
-    unsigned long fs = 0;
-    memset(&s->regs, 0, sizeof s->regs);
-    s->regs.tid = (uint32_t)me;
-    s->regs.arch = CT_ARCH_X86_64;
-    s->regs.nregs = CT_REG_COUNT;
-    ct_registers_from((const ucontext_t *)ucv, &s->regs);
-    if (syscall(SYS_arch_prctl, ARCH_GET_FS, &fs) == 0) s->regs.regs[18] = fs;
+    ct_registers_from((const ucontext_t *)ucv, me, &s->regs);
     atomic_store_explicit(&s->done, 1, memory_order_release);
     atomic_fetch_add(&ct_captured, 1);
     ct_futex(&ct_captured, FUTEX_WAKE, 1, NULL);
@@ -93,11 +92,10 @@ static int ct_capture_install(void) {
   struct sigaction sa, old;
   if (state) return state > 0;
   if (sigaction(ct_cfg.capture_signal, NULL, &old) != 0) return 0;
-  if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN) {
-    atomic_store(&ct_capture_installed, -1);
-    return 0;
-  }
-  if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction != ct_capture_handler) {
+  int free_to_take = (old.sa_flags & SA_SIGINFO)
+                         ? old.sa_sigaction == ct_capture_handler
+                         : old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN;
+  if (!free_to_take) {
     atomic_store(&ct_capture_installed, -1);
     return 0;
   }
@@ -146,6 +144,13 @@ uint32_t ct_threads_capture(pid_t self, pid_t also) {
     ct_futex(&ct_captured, FUTEX_WAIT, got, &ts);
   }
   return n;
+}
+
+const struct ct_ds_registers *ct_stopped_registers(uint32_t i) {
+  if (i >= atomic_load(&ct_capture_count) || i >= CT_MAX_CAPTURED ||
+      atomic_load_explicit(&ct_capture_slots[i].done, memory_order_acquire) != 1)
+    return NULL;
+  return &ct_capture_slots[i].regs;
 }
 
 void ct_threads_release(void) {
