@@ -151,6 +151,21 @@ static GlobalValue *anchorFor(Function &F) {
   return GlobalAlias::create(GlobalValue::InternalLinkage, F.getName() + ".crashtrail", &F);
 }
 
+// Threads this module creates are set up before their start routine runs (their alternate
+// signal stack: a stack overflow before a thread's first record would otherwise kill the
+// process without a dump, runtime/thread_start.c): direct calls of pthread_create, in every
+// function of an instrumented module, go to the runtime's wrapper, which calls it. After the
+// metadata is written: the decoder still sees a call of pthread_create.
+static void redirectThreadCreation(Module &M) {
+  Function *Create = M.getFunction("pthread_create");
+  if (!Create || !Create->isDeclaration()) return;
+  FunctionCallee Wrapper =
+      M.getOrInsertFunction(CT_SYM_PTHREAD_CREATE, Create->getFunctionType());
+  for (Use &U : make_early_inc_range(Create->uses()))
+    if (auto *CB = dyn_cast<CallBase>(U.getUser()))
+      if (CB->isCallee(&U)) CB->setCalledOperand(Wrapper.getCallee());
+}
+
 PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Options &O = currentOptions();
   LLVMContext &Ctx = M.getContext();
@@ -232,6 +247,7 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
     Meta.add(P);
   }
   Meta.emit();
+  redirectThreadCreation(M);
   appendToCompilerUsed(M, Anchors);
   if (AnyAccVar) upgradeLineTablesOnlyUnits(M);
   return PreservedAnalyses::none();

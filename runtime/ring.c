@@ -98,6 +98,19 @@ static struct ct_thread *ct_thread_get(void) {
   return t;
 }
 
+/* A thread that instrumented code created, before its start routine (thread_start.c): what
+ * ct_thread_get does at the first record that a fault before it needs, the alternate signal
+ * stack (a stack overflow) and the fault signals unblocked, and the key whose destructor
+ * unmaps that stack at exit. Neither the thread count nor the tables' grain moves: a thread
+ * counts once it records. normal */
+void ct_thread_prepare(void) {
+  struct ct_thread *t = &ct_tls_thread;
+  ct_ensure_init();
+  if (!t->altstack) ct_thread_setup_altstack(t);
+  ct_unblock_faults();
+  if (ct_thread_key_ok) (void)pthread_setspecific(ct_thread_key, t);
+}
+
 /* The ring's owner is gone (exit) or left behind (fork): keeps where its data ends, and clears
  * the rest of that chunk, so that from here on the first empty slot ends the ring's data (see
  * the invariants). */
@@ -121,7 +134,7 @@ static void ct_thread_exit(void *arg) {
     atomic_store(&r->exit_ns, now);
     atomic_fetch_or(&r->flags, CT_THR_EXITED);
   }
-  ct_event(CT_EV_THREAD_EXIT, 0);
+  if (t->initialised) ct_event(CT_EV_THREAD_EXIT, 0); /* not for one that never recorded */
   if (t->altstack) {
     stack_t ss = {.ss_flags = SS_DISABLE};
     if (sigaltstack(&ss, NULL) == 0) munmap(t->altstack, CT_ALTSTACK_BYTES + 4096);

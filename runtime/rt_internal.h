@@ -127,6 +127,7 @@ CT_HIDDEN void ct_threads_after_fork(void);           /* normal (atfork child) *
 CT_HIDDEN void ct_rings_module_unloaded(struct ct_module *m); /* normal */
 CT_HIDDEN void ct_thread_cut_rings(void);             /* any: a CT_TAG_CUT in each ring */
 CT_HIDDEN void ct_thread_key_init(void);              /* normal */
+CT_HIDDEN void ct_thread_prepare(void);               /* normal: before a start routine */
 
 /* ---- events (modules.c) -------------------------------------------------------------------- */
 CT_HIDDEN extern struct ct_ds_event ct_events[CT_MAX_EVENTS];

@@ -92,6 +92,8 @@
 #define CT_SYM_STAMP_WRAP "__crashtrail_stamp_wrap"   /* void (void): low 16 bits wrapped */
 #define CT_SYM_NOW "__crashtrail_now"                 /* TLS uint64_t: coarse time for tables */
 #define CT_SYM_REGISTER_MODULE "__crashtrail_register_module"
+#define CT_SYM_PTHREAD_CREATE "__crashtrail_pthread_create" /* pthread_create's signature: the
+                                                       * thread set up before its routine */
 
 /* ---- sections ----------------------------------------------------------------------------- */
 #define CT_SECTION_META ".debug_crashtrail" /* not allocated; a debug section, so linkers keep

@@ -347,6 +347,40 @@ def stack_overflow(c):
     return "; ".join(seen)
 
 
+@case("stack_overflow.unrecorded_thread")
+def stack_overflow_unrecorded_thread(c):
+    """A thread that overflows its stack before it ever records: its start routine runs no
+    instrumented code (a library's worker), or, with deferred calls, its recursion writes no
+    record on the way down. The runtime sets up every thread that instrumented code creates
+    (runtime/thread_start.c), so the handler has its alternate stack, the dump is written,
+    and the main thread's recorded steps are in it (without that set-up the kernel kills the
+    process and every thread's history is lost)."""
+    seen = []
+    for variant, flags, mode, name in (
+            ("ring", [], "overflow-quiet-thread", "ct-quiet"),
+            ("defer", ["-fplugin-arg-crashtrail-defer-calls=1"], "overflow-quiet-thread", "ct-quiet"),
+            ("defer", ["-fplugin-arg-crashtrail-defer-calls=1"], "overflow-thread", "ct-deep")):
+        exe, plain = c.build_pair(["crash.c"], "crash_" + variant, flags=flags)
+        r, p = c.run([exe, mode]), c.run([plain, mode])
+        same_death(r, p, signal.SIGSEGV)
+        dump = c.one_dump(r)
+        announced(r, dump)
+        tl, raw = c.show(dump), c.raw(dump)
+        crashed = [t for t in tl["threads"] if t["crashed"]]
+        expect(len(crashed) == 1 and crashed[0]["name"] == name,
+               "%s %s: the crashed thread is %s, expected %s" % (
+                   variant, mode, [t["name"] for t in crashed], name))
+        expect(crashed[0]["tid"] == tl["crashed_thread"], "crashed_thread names another thread")
+        main = [t for t in tl["threads"] if t["name"] == "ct-main"]
+        expect(main and "step" in functions(main[0]),
+               "%s %s: the main thread's recorded steps are missing: %s" % (
+                   variant, mode, main and functions(main[0])))
+        expect(raw["stack_bytes"] > 0, "%s %s: no stack slice" % (variant, mode))
+        os.unlink(dump)
+        seen.append("%s %s: %s, main %d steps" % (variant, mode, r.how(), len(main[0]["steps"])))
+    return "; ".join(seen)
+
+
 @case("threads8")
 def threads8(c):
     """Eight threads fault at the same moment: one dump, all eight threads in it."""

@@ -3,6 +3,8 @@
  *
  *   segv bus ill fpe abort assert trap sys overflow
  *   overflow-thread  deep recursion in a second thread, named ct-deep
+ *   overflow-quiet-thread  the same in a thread that runs no instrumented code (its start
+ *                  routine and recursion opted out, as a library's worker), named ct-quiet
  *   heapoverflow   (only for -fsanitize=address builds: a report, not a signal)
  *
  * The main thread is named "ct-main" so the dump's crashed thread can be checked by name.
@@ -100,6 +102,20 @@ static void *deep(void *arg) {
   return arg;
 }
 
+/* A thread that never records: without the runtime's own set-up at creation it would have no
+ * alternate signal stack, and its overflow would kill the process without a dump. */
+__attribute__((noinline, no_instrument_function)) static int recurse_quiet(int n) {
+  volatile char frame[512];
+  frame[n % 512] = (char)n;
+  return recurse_quiet(n + 1) + frame[(n * 7) % 512];
+}
+
+__attribute__((no_instrument_function)) static void *quiet(void *arg) {
+  pthread_setname_np(pthread_self(), "ct-quiet");
+  sink = recurse_quiet(0);
+  return arg;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "segv";
   pthread_setname_np(pthread_self(), "ct-main");
@@ -118,6 +134,11 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "overflow-thread")) {
     pthread_t t;
     pthread_create(&t, NULL, deep, NULL);
+    pthread_join(t, NULL);
+  }
+  else if (!strcmp(mode, "overflow-quiet-thread")) {
+    pthread_t t;
+    pthread_create(&t, NULL, quiet, NULL);
     pthread_join(t, NULL);
   }
   else if (!strcmp(mode, "heapoverflow")) heap_overflow(argc - 2);
