@@ -1152,11 +1152,12 @@ static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p,
 
 void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
                           const struct ct_po_rec *recs, const uint32_t *next, uint32_t head,
-                          size_t n) {
+                          size_t n, const uint64_t *times) {
   const int summaries = cs->sw && !cs->t->keep_blocks;
   for (size_t i = 0, r = head; i < n && r != CT_PO_NONE; i++, r = next[r]) {
     const struct ct_po_rec *p = &recs[r];
-    const struct ct_rec rec = ct_po_get(src, p);
+    struct ct_rec rec = ct_po_get(src, p);
+    if (times) rec.time_ns = times[r];
     if (p->flags & CT_PO_FRAME) {
       cs->po_callback = 0;
       record_partial(cs, p, &rec);

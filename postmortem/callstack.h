@@ -43,12 +43,13 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
 
 /* Appends the steps of the records listed from recs[head] along next[] (ct_postorder's
  * order; at most n; the records read through src), each with the callback flag and lost calls
- * ct_postorder wrote into it, and of the elided records before each. */
+ * ct_postorder wrote into it, and of the elided records before each. times (NULL: each
+ * record's own): the time each record's steps are given, indexed like recs. */
 struct ct_po_rec;
 struct ct_po_src;
 void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
                           const struct ct_po_rec *recs, const uint32_t *next, uint32_t head,
-                          size_t n);
+                          size_t n, const uint64_t *times);
 
 /* The crashed frame's unfinished record starts at `site` of f: appends the steps of the
  * elided records since the last written one (e.g. the branch-free ends of callees that

@@ -179,7 +179,36 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
                      "the callers' registers, and the dump holds none of this thread's (it was "
                      "not stopped for the dump: CRASHTRAIL_CAPTURE_SIGNAL)",
                      th->tid, unclosed);
-  ct_callstack_records(cs, &b->src, b->v, next, head, b->n);
+  /* A record's steps ran before it was written, and, in post-order, before the records of the
+   * calls it deferred, which were written earlier: each record's steps are given the earliest
+   * time of the records from it on in model order, so that a thread's times never go back
+   * (the viewer's "same moment" in another thread needs them in order). Without the memory
+   * for it, each record keeps its own time. */
+  const size_t times_bytes = b->n * sizeof(uint64_t);
+  uint64_t *times = po_alloc(times_bytes);
+  size_t listed = 0; /* the list ends within n (ct_postorder's invariant), checked first */
+  for (uint32_t r = head; r != CT_PO_NONE && listed <= b->n; r = next[r]) listed++;
+  if (times && listed <= b->n) { /* walked backwards: the list reversed, and back again */
+    uint32_t prev = CT_PO_NONE, r = head;
+    while (r != CT_PO_NONE) {
+      const uint32_t nx = next[r];
+      next[r] = prev;
+      prev = r;
+      r = nx;
+    }
+    uint64_t least = UINT64_MAX;
+    for (r = prev, prev = CT_PO_NONE; r != CT_PO_NONE;) {
+      const uint64_t own = ct_po_get(&b->src, &b->v[r]).time_ns;
+      if (own && own < least) least = own;
+      times[r] = least == UINT64_MAX ? own : least;
+      const uint32_t nx = next[r];
+      next[r] = prev;
+      prev = r;
+      r = nx;
+    }
+  }
+  ct_callstack_records(cs, &b->src, b->v, next, head, b->n, listed <= b->n ? times : NULL);
+  po_free(times, times_bytes);
   po_free(next, next_bytes);
   return 0;
 }

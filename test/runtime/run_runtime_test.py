@@ -790,6 +790,13 @@ def stopped_threads(c):
                    % (variant, opt, byname["ct-reader"]["steps"][-1]["line"], read_line))
             lost = [w for w in t["warnings"] if "without their callers' steps" in w]
             expect(not lost, "%s %s: %s" % (variant, opt, lost))
+            # A thread's step times never go back (with deferred calls a record is written
+            # after its deferred callees' records, but its steps ran before theirs).
+            for th in t["threads"]:
+                times = [st["time_ns"] for st in th["steps"] if st.get("time_ns")]
+                back = next((i for i in range(1, len(times)) if times[i] < times[i - 1]), None)
+                expect(back is None, "%s %s: %s's step times go back at step %s" % (
+                    variant, opt, th["name"], back))
             tl[variant] = {n: relative(byname[n]) for n in ("ct-reader", "ct-spinner")}
             tl[variant]["main"] = relative(crashed_thread(t))
         for name in ("main", "ct-reader", "ct-spinner"):

@@ -48,7 +48,9 @@ function run(cmd, args, opts) {
  * returns the path of the dump it wrote. */
 function crash(dir, name, sources, { flags = [], args = [], env = {} } = {}) {
   const exe = path.join(dir, name);
-  const cc = run(path.join(BIN, 'crashtrail-cc'), ['-O0', ...flags, ...sources, '-o', exe]);
+  /* CT_CC_FLAGS: more flags for every program (viewer.threads_deferred: deferred calls) */
+  const more = (process.env.CT_CC_FLAGS || '').split(/\s+/).filter(Boolean);
+  const cc = run(path.join(BIN, 'crashtrail-cc'), ['-O0', ...flags, ...more, ...sources, '-o', exe]);
   assert.equal(cc.status, 0, `crashtrail-cc failed:\n${cc.stderr}`);
   const r = run(exe, args, { cwd: dir, env: { ...process.env, ...env } });
   assert.equal(r.signal, 'SIGSEGV', `${name} should die of SIGSEGV, got status ${r.status} signal ${r.signal}`);

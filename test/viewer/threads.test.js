@@ -14,7 +14,7 @@ const { assert } = L;
 let dump, html, json, browser, page, worker, main;
 
 before(async () => {
-  const dir = L.workDir('threads');
+  const dir = L.workDir(process.env.CT_CC_FLAGS ? 'threads_deferred' : 'threads');
   dump = L.crash(dir, 'two_threads', [path.join(L.PROGRAMS, 'two_threads.c')], { flags: ['-pthread'] });
   json = L.showJson(dump);
   worker = json.threads.find((t) => t.name === 'worker');
