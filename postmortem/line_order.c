@@ -21,8 +21,8 @@
  *    code hoisted above the entry's first row is the entry's);
  *  - a block none of whose rows maps to one of its lines made no code of its own: it gets no
  *    lines (what a debugger or the CPU shows for it);
- *  - a block that ends in a call (the pass splits blocks after calls) runs code after the call
- *    returns: the copy of the result, which carries the call's line. DWARF's call-site entries
+ *  - a block that ends in a call (the pass splits blocks after calls; a deferred call too) runs
+ *    code after the call returns: the copy of the result, which carries the call's line. DWARF's call-site entries
  *    give each call's return address (clang writes them only when it optimises; without them
  *    the calls are found in the function's machine code: at -O0 the register allocator spills
  *    a call's result right after it, under the call's line, which the IR does not show); the
@@ -182,12 +182,16 @@ static int moved_rows(const uint32_t *owner, const size_t *count, size_t lo, siz
   return 1;
 }
 
+/* Whether a block that ends so ends in a call that returns to its successor: a call, an
+ * invoke, or a deferred call (whose walk goes on there after the callee's records). */
+static int ends_in_call(uint32_t term) {
+  return term == CT_TERM_CALL || term == CT_TERM_INVOKE || term == CT_TERM_DEFER;
+}
+
 /* Whether a block of f with lines ends in a call (its rows after the call may move). */
 static int has_call_block(const struct ct_mfunc *f) {
   for (uint32_t b = 0; b < f->nblocks; b++)
-    if (f->blocks[b].nlines &&
-        (f->blocks[b].term == CT_TERM_CALL || f->blocks[b].term == CT_TERM_INVOKE))
-      return 1;
+    if (f->blocks[b].nlines && ends_in_call(f->blocks[b].term)) return 1;
   return 0;
 }
 
@@ -275,7 +279,7 @@ static int order_rows(struct ct_meta *m, struct ct_mfunc *f, struct ct_dwarf *d,
     uint32_t disc = at >= 0 && owner[at] && !guest[at] ? owner[at] : 0;
     if (!disc) continue;
     uint32_t term = f->blocks[disc - 1].term;
-    if ((term == CT_TERM_CALL || term == CT_TERM_INVOKE) && rets[k] > ret[disc - 1])
+    if (ends_in_call(term) && rets[k] > ret[disc - 1])
       ret[disc - 1] = rets[k];
   }
   struct fn_rows fr = {f, rows, n, owner, guest, run, byblock, start, ret};

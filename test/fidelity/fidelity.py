@@ -25,6 +25,7 @@ signal. The moment is random but reproducible.
 
   fidelity.py --crashtrail-build BUILD --work DIR --set ci|full [--jobs N] [--only REGEX]
               [--steptrace PATH] [--table FILE] [--details FILE] [--json FILE]
+              [--pass-option=-crashtrail-...] [--sources DIR]
 Exit status 0 when every run meets the targets: last step is the faulting line, LCS/200 >= 0.99
 at -O0 and >= 0.97 at -O2 (skipped runs do not count). docs/fidelity.md has the latest figures
 and the cause of every difference.
@@ -108,7 +109,7 @@ class Env:
     def __init__(self, args):
         self.ct = os.path.abspath(args.crashtrail_build)
         self.work = os.path.abspath(args.work)
-        self.src = os.path.join(self.work, "src")
+        self.src = os.path.abspath(args.sources) if args.sources else os.path.join(self.work, "src")
         self.bin = os.path.join(self.work, "bin")
         self.runs = os.path.join(self.work, "runs")
         self.ctcc = os.path.join(self.ct, "bin", "crashtrail-cc")
@@ -614,6 +615,8 @@ def main():
     ap.add_argument("--only", help="run the cases whose name matches this regex")
     ap.add_argument("--pass-option", action="append", help="a pass option (-crashtrail-...) for "
                     "every instrumented compile, passed with -mllvm; repeatable")
+    ap.add_argument("--sources", help="where the Debian sources are fetched and kept (default "
+                    "WORK/src): another run's, shared")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--steptrace", help="a built steptrace (default: build it into WORK/bin)")
     ap.add_argument("--table", help="write the results table (markdown) here")
