@@ -439,6 +439,15 @@ static void ct_write_threads_and_rings(struct ct_out *o, const struct ct_dump_re
   if (!have_req)
     ct_write_one_thread(o, req->tid, (req->si ? CT_THR_CRASHED : 0) |
                                          (req->tid == ct_gettid() ? CT_THR_DUMPING : 0), NULL);
+  /* the threads stopped for the dump that own no ring: their stacks without history */
+  for (uint32_t i = 0; ct_stopped_tid(i); i++) {
+    uint32_t tid = (uint32_t)ct_stopped_tid(i);
+    size_t k;
+    for (k = 0; k < nseen && seen[k] != tid; k++) {
+    }
+    if (k == nseen && (pid_t)tid != req->tid && ct_stopped_registers(i))
+      ct_write_one_thread(o, (pid_t)tid, (pid_t)tid == ct_gettid() ? CT_THR_DUMPING : 0, NULL);
+  }
   for (struct ct_ring *r = atomic_load(&ct_ring_list); r; r = r->next) {
     struct ct_ds_ring d;
     uint64_t at;

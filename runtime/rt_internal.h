@@ -153,11 +153,13 @@ CT_HIDDEN pid_t ct_dump_owner(void);            /* any: the thread writing a dum
 CT_HIDDEN void ct_registers_from(const ucontext_t *uc, pid_t tid, struct ct_ds_registers *r);
 
 /* ---- other threads stopped for a dump (thread_capture.c) ------------------------------------- */
-/* Stops every live thread with rings but `self` and `also` (bounded wait), once per dump;
+/* Stops every live thread (ring owners, then /proc/self/task) but `self` and `also` (bounded
+ * wait), once per dump;
  * the number of threads asked. any */
 CT_HIDDEN uint32_t ct_threads_capture(pid_t self, pid_t also);
 /* The registers of the i-th thread asked, NULL if it has not stopped. any */
 CT_HIDDEN const struct ct_ds_registers *ct_stopped_registers(uint32_t i);
+CT_HIDDEN pid_t ct_stopped_tid(uint32_t i);      /* any: the i-th thread asked, 0 past the end */
 CT_HIDDEN void ct_threads_release(void);        /* any: lets them go on */
 CT_HIDDEN extern char ct_last_dump[CT_PATH_MAX];
 

@@ -1,8 +1,11 @@
 /*
- * thread_capture.c - at a dump, stops every other live thread that has rings and takes its
- * registers, so the dump can hold each thread's stack and not only the dumping thread's (the
- * post-mortem then shows every thread's call stack and the unfinished path in its
- * accumulator; with deferred calls, the callers' paths that were still in registers).
+ * thread_capture.c - at a dump, stops every other live thread and takes its registers, so the
+ * dump can hold each thread's stack and not only the dumping thread's (the post-mortem then
+ * shows every thread's call stack and the unfinished path in its accumulator; with deferred
+ * calls, the callers' paths that were still in registers). The threads are the rings' owners
+ * and every thread /proc/self/task lists: one that never ran instrumented code (a library's
+ * worker, a thread waiting for a lock the crashed one holds) has no history, but its stack
+ * is what a core dump or a debugger would show of it.
  *
  * The dumping thread sends each such thread the capture signal (CRASHTRAIL_CAPTURE_SIGNAL,
  * a real-time signal, SIGRTMAX-3 unless set; 0 turns capture off) with tgkill. The handler,
@@ -24,11 +27,13 @@
  * epoll_wait, nanosleep, ...) return EINTR in the threads an on-demand dump stopped, as with
  * any profiler's signal.
  *
- * Everything here is async-signal-safe: sigaction, tgkill, futex, clock_gettime, arch_prctl.
+ * Everything here is async-signal-safe: sigaction, tgkill, futex, clock_gettime, arch_prctl,
+ * open, getdents64, close.
  * Invariants: a slot is read by the dump only after its `done` is set (release/acquire);
  * `ct_hold` is 1 from before the first signal until ct_threads_release.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <string.h>
@@ -111,6 +116,47 @@ static int ct_capture_install(void) {
   return 1;
 }
 
+/* The process's live threads, from /proc/self/task (open, getdents64 and close: system calls,
+ * async-signal-safe); the buffer is static, as one dump runs at a time. */
+static uint32_t ct_task_tids(uint32_t *out, uint32_t cap) {
+  static _Alignas(8) char buf[4096];
+  uint32_t n = 0;
+  int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  for (;;) {
+    long got = syscall(SYS_getdents64, fd, buf, sizeof buf);
+    if (got <= 0) break;
+    for (long off = 0; off < got;) {
+      /* struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name */
+      unsigned short reclen;
+      memcpy(&reclen, buf + off + 16, sizeof reclen);
+      const char *name = buf + off + 19;
+      uint32_t tid = 0;
+      int digits = 1;
+      for (const char *c = name; *c; c++)
+        if (*c < '0' || *c > '9' || tid > UINT32_MAX / 10) digits = 0;
+        else tid = tid * 10 + (uint32_t)(*c - '0');
+      if (digits && tid && n < cap) out[n++] = tid;
+      if (!reclen) break;
+      off += reclen;
+    }
+  }
+  close(fd);
+  return n;
+}
+
+/* Adds tid to the slots unless it is there, or is self or also. */
+static uint32_t ct_capture_add(uint32_t n, uint32_t tid, pid_t self, pid_t also) {
+  uint32_t i;
+  if (!tid || (pid_t)tid == self || (pid_t)tid == also || n >= CT_MAX_CAPTURED) return n;
+  for (i = 0; i < n && atomic_load(&ct_capture_slots[i].tid) != tid; i++) {
+  }
+  if (i < n) return n;
+  atomic_store(&ct_capture_slots[n].done, 0);
+  atomic_store(&ct_capture_slots[n].tid, tid);
+  return n + 1;
+}
+
 uint32_t ct_threads_capture(pid_t self, pid_t also) {
   uint32_t n = 0, sent = 0;
   if (ct_capture_active) return atomic_load(&ct_capture_count); /* the fallback directory's try */
@@ -118,18 +164,14 @@ uint32_t ct_threads_capture(pid_t self, pid_t also) {
   ct_capture_active = 1;
   atomic_store(&ct_hold, 1);
   atomic_store(&ct_captured, 0);
-  for (struct ct_ring *r = atomic_load(&ct_ring_list); r && n < CT_MAX_CAPTURED; r = r->next) {
-    uint32_t tid = atomic_load(&r->tid), i;
-    if ((atomic_load(&r->flags) & (CT_THR_EXITED | CT_THR_PREFORK | CT_RING_CLAIMED)) ||
-        (pid_t)tid == self || (pid_t)tid == also || !tid)
-      continue;
-    for (i = 0; i < n && atomic_load(&ct_capture_slots[i].tid) != tid; i++) {
-    }
-    if (i < n) continue;
-    atomic_store(&ct_capture_slots[n].done, 0);
-    atomic_store(&ct_capture_slots[n].tid, tid);
-    n++;
-  }
+  for (struct ct_ring *r = atomic_load(&ct_ring_list); r && n < CT_MAX_CAPTURED; r = r->next)
+    if (!(atomic_load(&r->flags) & (CT_THR_EXITED | CT_THR_PREFORK | CT_RING_CLAIMED)))
+      n = ct_capture_add(n, atomic_load(&r->tid), self, also);
+  /* and every other thread of the process, whether it ever recorded or not: a thread waiting
+   * in uninstrumented code (a lock's owner, a library's worker) is part of what happened */
+  static uint32_t tids[CT_MAX_CAPTURED];
+  uint32_t ntids = ct_task_tids(tids, CT_MAX_CAPTURED);
+  for (uint32_t k = 0; k < ntids; k++) n = ct_capture_add(n, tids[k], self, also);
   atomic_store_explicit(&ct_capture_count, n, memory_order_release);
   for (uint32_t i = 0; i < n; i++)
     if (syscall(SYS_tgkill, getpid(), (pid_t)atomic_load(&ct_capture_slots[i].tid),
@@ -151,6 +193,11 @@ const struct ct_ds_registers *ct_stopped_registers(uint32_t i) {
       atomic_load_explicit(&ct_capture_slots[i].done, memory_order_acquire) != 1)
     return NULL;
   return &ct_capture_slots[i].regs;
+}
+
+pid_t ct_stopped_tid(uint32_t i) {
+  if (i >= atomic_load(&ct_capture_count) || i >= CT_MAX_CAPTURED) return 0;
+  return (pid_t)atomic_load(&ct_capture_slots[i].tid);
 }
 
 void ct_threads_release(void) {

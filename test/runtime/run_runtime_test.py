@@ -381,6 +381,39 @@ def stack_overflow_unrecorded_thread(c):
     return "; ".join(seen)
 
 
+@case("stopped_threads.unrecorded")
+def stopped_threads_unrecorded(c):
+    """A thread that never ran instrumented code (programs/unrecorded_waiter.c: its start routine
+    opted out) waits in pthread_cond_wait when the main thread crashes. It owns no ring, but the
+    runtime stops every thread /proc/self/task lists, so the dump names it and holds its stack
+    (waiter inside pthread_cond_wait), with no history. With CRASHTRAIL_CAPTURE_SIGNAL=0 it is
+    not in the dump (nothing of it was recorded)."""
+    exe = c.build(["unrecorded_waiter.c"], "unrecorded_waiter", flags=["-g"])
+    r = c.run([exe])
+    expect(r.sig == signal.SIGSEGV, r.how())
+    dump = c.one_dump(r)
+    raw, tl = c.raw(dump), c.show(dump)
+    os.unlink(dump)
+    byname = {th["name"]: th for th in tl["threads"]}
+    expect("ct-waiter" in byname, "the waiter is not in the dump: %s" % sorted(byname))
+    w = byname["ct-waiter"]
+    expect(w["tid"] in [s["tid"] for s in raw["stopped"]], "the waiter was not stopped: %s"
+           % raw["stopped"])
+    expect(not [g for g in raw["rings"] if g["tid"] == w["tid"]], "the waiter owns a ring")
+    fns = [f["function"] for f in w["stack"]]
+    expect("waiter" in fns and any("cond_wait" in f for f in fns[:fns.index("waiter")]),
+           "the waiter's stack is %s" % fns)
+    expect(not [st for st in w["steps"] if st["function"] == "waiter"],
+           "the waiter has steps of its own code: %s" % w["steps"])
+    expect("main" in functions(crashed_thread(tl, name="ct-main")), "main's steps are missing")
+    r = c.run([exe], env={"CRASHTRAIL_CAPTURE_SIGNAL": "0"})
+    dump = c.one_dump(r)
+    names = [th["name"] for th in c.show(dump)["threads"]]
+    os.unlink(dump)
+    expect("ct-waiter" not in names, "without capture the waiter is still dumped: %s" % names)
+    return "waiter's stack %s" % " < ".join(fns[:fns.index("waiter") + 1])
+
+
 @case("threads8")
 def threads8(c):
     """Eight threads fault at the same moment: one dump, all eight threads in it."""
