@@ -50,7 +50,8 @@ static size_t repeats(const struct ct_step *s, size_t n, size_t i, size_t p) {
 }
 
 /* mark: what the last step's CT_STEP_CRASH says ("crash" for the thread the dump is about,
- * "stopped here" for a thread stopped for the dump). */
+ * "dumped here" for it in a dump taken on request, "stopped here" for a thread stopped for the
+ * dump). */
 static void print_step(FILE *out, const struct ct_timeline *t, const struct ct_step *s, size_t seq,
                        const char *indent, struct ct_sources *src, const struct style *st,
                        const char *mark) {
@@ -73,7 +74,7 @@ static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_
                         const struct ct_text_opts *o, struct ct_sources *src, const struct style *st) {
   const struct ct_step *s = th->steps;
   size_t n = th->nsteps, i = 0, seq0 = th->first_seq;
-  const char *mark = th == t->threads ? "crash" : "stopped here";
+  const char *mark = th != t->threads ? "stopped here" : t->info.has_signal ? "crash" : "dumped here";
   if (o->max_steps && n > o->max_steps) i = n - o->max_steps;
   if (seq0 + i)
     fprintf(out, "%s       ... %zu earlier steps not shown (--steps=N, 0 for all)%s\n", st->dim,

@@ -1080,6 +1080,29 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
   return k;
 }
 
+/* A dump the program asked for with crashtrail_dump(): the frames from the innermost one to
+ * that call are the runtime writing the dump, not the program (the registers are those of
+ * the runtime's getcontext). Returns how many raw frames those are (0: none, or a crash). */
+static int dump_call_frames(const struct ct_timeline *t, const struct ct_tl_thread *th,
+                            const struct raw_frame *frames, int n) {
+  if (t->dump->has_signal || !(th->flags & CT_THR_DUMPING)) return 0;
+  for (int i = 0; i < n && i < 16; i++)
+    for (int k = 0; k < frames[i].nloc; k++)
+      if (frames[i].loc[k].function && !strcmp(frames[i].loc[k].function, "crashtrail_dump"))
+        return i + 1;
+  return 0;
+}
+
+/* Leaves out of th's stack the entries up to its last one of crashtrail_dump (see above). */
+static void drop_dump_call(struct ct_tl_thread *th) {
+  size_t last = th->nstack;
+  for (size_t j = 0; j < th->nstack; j++)
+    if (th->stack[j].function && !strcmp(th->stack[j].function, "crashtrail_dump")) last = j;
+  if (last == th->nstack) return;
+  memmove(th->stack, th->stack + last + 1, (th->nstack - last - 1) * sizeof *th->stack);
+  th->nstack -= last + 1;
+}
+
 void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs) {
   struct raw_frame *frames = calloc(CT_MAX_FRAMES, sizeof *frames);
   int n, i;
@@ -1135,7 +1158,8 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
     break;
   }
   splice_interrupted(t, th, frames, i, n);
-  frame_locals(t, th, frames, n);
+  const int runtime_frames = dump_call_frames(t, th, frames, n);
+  frame_locals(t, th, frames + runtime_frames, n - runtime_frames);
   if (i == n && cs) ct_callstack_return_all(cs); /* every instrumented call has returned */
   if (i == n && n > 0) /* no instrumented frame: the crash line of the innermost known frame */
     for (i = 0; i < n; i++)
@@ -1143,5 +1167,6 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
         mark_crash_line(t, th, &frames[i], NULL, 1);
         break;
       }
+  if (runtime_frames) drop_dump_call(th);
   free(frames);
 }

@@ -1106,9 +1106,22 @@ def ondemand_api(c):
     for k in range(2):
         m = re.search(r"dump %d rc (-?\d+) path (\S+)" % k, r.out)
         expect(m and m.group(1) == "0" and m.group(2) in files, "dump %d: %r" % (k, r.out))
-    ondemand_checks(c, [re.search(r"dump %d rc 0 path (\S+)" % k, r.out).group(1)
-                        for k in range(2)], ["first", "second"])
-    return "exit 0; two dumps with all four workers"
+    paths = [re.search(r"dump %d rc 0 path (\S+)" % k, r.out).group(1) for k in range(2)]
+    ondemand_checks(c, paths, ["first", "second"])
+    # The dumping thread's stack starts at the program's call of crashtrail_dump, not in the
+    # runtime writing the dump, whose locals are not shown; the text marks where it was taken.
+    tl = c.show(paths[0])
+    me = tl["threads"][0]  # the thread the dump is about comes first
+    fns = [f["function"] for f in me["stack"]]
+    expect(fns and fns[0] == "main" and not [f for f in fns if f.startswith("ct_") or
+                                            f == "crashtrail_dump"],
+           "the dumping thread's stack is %s" % fns)
+    text = subprocess.run([os.path.join(c.bin, "crashtrail"), "show", "--color=never", paths[0]],
+                          capture_output=True, text=True).stdout
+    expect("Variables of ct_" not in text and "Variables of crashtrail_dump" not in text and
+           "<== dumped here" in text and "<== crash" not in text,
+           "the text output of an on-demand dump:\n" + text[:3000])
+    return "exit 0; two dumps with all four workers; the stack from main's call"
 
 
 @case("valgrind")
