@@ -22,12 +22,12 @@
  *  - a block none of whose rows maps to one of its lines made no code of its own: it gets no
  *    lines (what a debugger or the CPU shows for it);
  *  - a block that ends in a call (the pass splits blocks after calls; a deferred call too) runs
- *    code after the call returns: the copy of the result, which carries the call's line. DWARF's call-site entries
- *    give each call's return address (clang writes them only when it optimises; without them
- *    the calls are found in the function's machine code: at -O0 the register allocator spills
- *    a call's result right after it, under the call's line, which the IR does not show); the
- *    block's rows from there on are shown at the start of the block the call returns to,
- *    after the callee's steps, where the CPU runs them.
+ *    code after the call returns: the copy of the result, which carries the call's line.
+ *    DWARF's call-site entries give each call's return address (clang writes them only when
+ *    it optimises; without them the calls are found in the function's machine code: at -O0
+ *    the register allocator spills a call's result right after it, under the call's line,
+ *    which the IR does not show); the block's rows from there on are shown at the start of
+ *    the block the call returns to, after the callee's steps, where the CPU runs them.
  *
  * Invariants: only functions flagged CT_FN_BLOCK_DISC are touched, and only when at least one
  * of their rows carries a block's discriminator (a binary without line tables keeps IR order);

@@ -74,7 +74,9 @@ static void print_steps(FILE *out, const struct ct_timeline *t, const struct ct_
                         const struct ct_text_opts *o, struct ct_sources *src, const struct style *st) {
   const struct ct_step *s = th->steps;
   size_t n = th->nsteps, i = 0, seq0 = th->first_seq;
-  const char *mark = th != t->threads ? "stopped here" : t->info.has_signal ? "crash" : "dumped here";
+  const char *mark = th != t->threads   ? "stopped here"
+                     : t->info.has_signal ? "crash"
+                                          : "dumped here";
   if (o->max_steps && n > o->max_steps) i = n - o->max_steps;
   if (seq0 + i)
     fprintf(out, "%s       ... %zu earlier steps not shown (--steps=N, 0 for all)%s\n", st->dim,

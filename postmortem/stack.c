@@ -6,8 +6,9 @@
  * stack slices: call-frame information first (.eh_frame/.debug_frame through libdwarf), the
  * frame pointer chain when a module has none, and above code no module holds (JIT code) a
  * return address found by scanning the stack (stack_scan.c). Each frame is symbolised with its
- * inline chain (innermost first); caller frames are looked up at pc-1, inside the call instruction, except
- * a frame a signal interrupted (the step through the trampoline flags it): its pc is exact.
+ * inline chain (innermost first); caller frames are looked up at pc-1, inside the call
+ * instruction, except a frame a signal interrupted (the step through the trampoline flags
+ * it): its pc is exact.
  *
  * The unfinished path: the records in the ring stop at the frame's last flush; the bits since
  * then are still in the accumulator at the fault. Its DWARF location (the artificial variable
@@ -1080,6 +1081,8 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
   return k;
 }
 
+#define CT_DUMP_API "crashtrail_dump"
+
 /* A dump the program asked for with crashtrail_dump(): the frames from the innermost one to
  * that call are the runtime writing the dump, not the program (the registers are those of
  * the runtime's getcontext). Returns how many raw frames those are (0: none, or a crash). */
@@ -1088,7 +1091,7 @@ static int dump_call_frames(const struct ct_timeline *t, const struct ct_tl_thre
   if (t->dump->has_signal || !(th->flags & CT_THR_DUMPING)) return 0;
   for (int i = 0; i < n && i < 16; i++)
     for (int k = 0; k < frames[i].nloc; k++)
-      if (frames[i].loc[k].function && !strcmp(frames[i].loc[k].function, "crashtrail_dump"))
+      if (frames[i].loc[k].function && !strcmp(frames[i].loc[k].function, CT_DUMP_API))
         return i + 1;
   return 0;
 }
@@ -1097,7 +1100,7 @@ static int dump_call_frames(const struct ct_timeline *t, const struct ct_tl_thre
 static void drop_dump_call(struct ct_tl_thread *th) {
   size_t last = th->nstack;
   for (size_t j = 0; j < th->nstack; j++)
-    if (th->stack[j].function && !strcmp(th->stack[j].function, "crashtrail_dump")) last = j;
+    if (th->stack[j].function && !strcmp(th->stack[j].function, CT_DUMP_API)) last = j;
   if (last == th->nstack) return;
   memmove(th->stack, th->stack + last + 1, (th->nstack - last - 1) * sizeof *th->stack);
   th->nstack -= last + 1;

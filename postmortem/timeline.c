@@ -153,6 +153,39 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
   return gap;
 }
 
+/* A record's steps ran before it was written, and, in post-order, before the records of the
+ * calls it deferred, which were written earlier: each record's steps are given the earliest
+ * time of the records from it on in model order (the list from head along next[]), so that a
+ * thread's times never go back (the viewer's "same moment" in another thread needs them in
+ * order). The list is walked backwards by reversing it and reversing it back. NULL (each
+ * record keeps its own time) without the memory, or if the list does not end within n
+ * (ct_postorder's invariant, checked first). Released with po_free(times, bytes). */
+static uint64_t *po_step_times(const struct po_buf *b, uint32_t *next, uint32_t head,
+                               size_t bytes) {
+  size_t listed = 0;
+  for (uint32_t r = head; r != CT_PO_NONE && listed <= b->n; r = next[r]) listed++;
+  uint64_t *times = listed <= b->n ? po_alloc(bytes) : NULL;
+  if (!times) return NULL;
+  uint32_t prev = CT_PO_NONE, r = head;
+  while (r != CT_PO_NONE) {
+    const uint32_t nx = next[r];
+    next[r] = prev;
+    prev = r;
+    r = nx;
+  }
+  uint64_t least = UINT64_MAX;
+  for (r = prev, prev = CT_PO_NONE; r != CT_PO_NONE;) {
+    const uint64_t own = ct_po_get(&b->src, &b->v[r]).time_ns;
+    if (own && own < least) least = own;
+    times[r] = least == UINT64_MAX ? own : least;
+    const uint32_t nx = next[r];
+    next[r] = prev;
+    prev = r;
+    r = nx;
+  }
+  return times;
+}
+
 static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
                      struct po_buf *b, int stopped) {
   size_t nframes = 0;
@@ -179,35 +212,9 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
                      "the callers' registers, and the dump holds none of this thread's (it was "
                      "not stopped for the dump: CRASHTRAIL_CAPTURE_SIGNAL)",
                      th->tid, unclosed);
-  /* A record's steps ran before it was written, and, in post-order, before the records of the
-   * calls it deferred, which were written earlier: each record's steps are given the earliest
-   * time of the records from it on in model order, so that a thread's times never go back
-   * (the viewer's "same moment" in another thread needs them in order). Without the memory
-   * for it, each record keeps its own time. */
   const size_t times_bytes = b->n * sizeof(uint64_t);
-  uint64_t *times = po_alloc(times_bytes);
-  size_t listed = 0; /* the list ends within n (ct_postorder's invariant), checked first */
-  for (uint32_t r = head; r != CT_PO_NONE && listed <= b->n; r = next[r]) listed++;
-  if (times && listed <= b->n) { /* walked backwards: the list reversed, and back again */
-    uint32_t prev = CT_PO_NONE, r = head;
-    while (r != CT_PO_NONE) {
-      const uint32_t nx = next[r];
-      next[r] = prev;
-      prev = r;
-      r = nx;
-    }
-    uint64_t least = UINT64_MAX;
-    for (r = prev, prev = CT_PO_NONE; r != CT_PO_NONE;) {
-      const uint64_t own = ct_po_get(&b->src, &b->v[r]).time_ns;
-      if (own && own < least) least = own;
-      times[r] = least == UINT64_MAX ? own : least;
-      const uint32_t nx = next[r];
-      next[r] = prev;
-      prev = r;
-      r = nx;
-    }
-  }
-  ct_callstack_records(cs, &b->src, b->v, next, head, b->n, listed <= b->n ? times : NULL);
+  uint64_t *times = po_step_times(b, next, head, times_bytes);
+  ct_callstack_records(cs, &b->src, b->v, next, head, b->n, times);
   po_free(times, times_bytes);
   po_free(next, next_bytes);
   return 0;

@@ -446,7 +446,7 @@ static void ct_write_threads_and_rings(struct ct_out *o, const struct ct_dump_re
     for (k = 0; k < nseen && seen[k] != tid; k++) {
     }
     if (k == nseen && (pid_t)tid != req->tid && ct_stopped_registers(i))
-      ct_write_one_thread(o, (pid_t)tid, (pid_t)tid == ct_gettid() ? CT_THR_DUMPING : 0, NULL);
+      ct_write_one_thread(o, (pid_t)tid, 0, NULL);
   }
   for (struct ct_ring *r = atomic_load(&ct_ring_list); r; r = r->next) {
     struct ct_ds_ring d;

@@ -82,6 +82,15 @@ void ct_thread_setup_altstack(struct ct_thread *t) {
   t->altstack = mem;
 }
 
+/* What a fault in the thread needs: the alternate signal stack (a stack overflow), the fault
+ * signals unblocked (a thread created with every signal blocked could not dump), and the key
+ * whose destructor unmaps that stack at exit. */
+static void ct_thread_arm(struct ct_thread *t) {
+  ct_thread_setup_altstack(t);
+  ct_unblock_faults();
+  if (ct_thread_key_ok) (void)pthread_setspecific(ct_thread_key, t);
+}
+
 static struct ct_thread *ct_thread_get(void) {
   struct ct_thread *t = &ct_tls_thread;
   if (t->initialised) return t;
@@ -91,24 +100,17 @@ static struct ct_thread *ct_thread_get(void) {
   if (atomic_fetch_add_explicit(&ct_threads_seen, 1, memory_order_relaxed) >= 1)
     atomic_store_explicit(&ct_now_mask, ~(((uint64_t)1 << ct_cfg.threaded_grain) - 1),
                           memory_order_relaxed);
-  ct_thread_setup_altstack(t);
-  ct_unblock_faults(); /* a thread created with every signal blocked could not dump */
-  if (ct_thread_key_ok) (void)pthread_setspecific(ct_thread_key, t);
+  ct_thread_arm(t);
   ct_event(CT_EV_THREAD_START, 0);
   return t;
 }
 
-/* A thread that instrumented code created, before its start routine (thread_start.c): what
- * ct_thread_get does at the first record that a fault before it needs, the alternate signal
- * stack (a stack overflow) and the fault signals unblocked, and the key whose destructor
- * unmaps that stack at exit. Neither the thread count nor the tables' grain moves: a thread
- * counts once it records. normal */
+/* A thread that instrumented code created, before its start routine (thread_start.c): armed
+ * for a fault as its first record would arm it. Neither the thread count nor the tables'
+ * grain moves: a thread counts once it records. normal */
 void ct_thread_prepare(void) {
-  struct ct_thread *t = &ct_tls_thread;
   ct_ensure_init();
-  if (!t->altstack) ct_thread_setup_altstack(t);
-  ct_unblock_faults();
-  if (ct_thread_key_ok) (void)pthread_setspecific(ct_thread_key, t);
+  ct_thread_arm(&ct_tls_thread);
 }
 
 /* The ring's owner is gone (exit) or left behind (fork): keeps where its data ends, and clears

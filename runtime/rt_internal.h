@@ -154,8 +154,7 @@ CT_HIDDEN void ct_registers_from(const ucontext_t *uc, pid_t tid, struct ct_ds_r
 
 /* ---- other threads stopped for a dump (thread_capture.c) ------------------------------------- */
 /* Stops every live thread (ring owners, then /proc/self/task) but `self` and `also` (bounded
- * wait), once per dump;
- * the number of threads asked. any */
+ * wait), once per dump; the number of threads asked. any */
 CT_HIDDEN uint32_t ct_threads_capture(pid_t self, pid_t also);
 /* The registers of the i-th thread asked, NULL if it has not stopped. any */
 CT_HIDDEN const struct ct_ds_registers *ct_stopped_registers(uint32_t i);

@@ -116,35 +116,6 @@ static int ct_capture_install(void) {
   return 1;
 }
 
-/* The process's live threads, from /proc/self/task (open, getdents64 and close: system calls,
- * async-signal-safe); the buffer is static, as one dump runs at a time. */
-static uint32_t ct_task_tids(uint32_t *out, uint32_t cap) {
-  static _Alignas(8) char buf[4096];
-  uint32_t n = 0;
-  int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  for (;;) {
-    long got = syscall(SYS_getdents64, fd, buf, sizeof buf);
-    if (got <= 0) break;
-    for (long off = 0; off < got;) {
-      /* struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name */
-      unsigned short reclen;
-      memcpy(&reclen, buf + off + 16, sizeof reclen);
-      const char *name = buf + off + 19;
-      uint32_t tid = 0;
-      int digits = 1;
-      for (const char *c = name; *c; c++)
-        if (*c < '0' || *c > '9' || tid > UINT32_MAX / 10) digits = 0;
-        else tid = tid * 10 + (uint32_t)(*c - '0');
-      if (digits && tid && n < cap) out[n++] = tid;
-      if (!reclen) break;
-      off += reclen;
-    }
-  }
-  close(fd);
-  return n;
-}
-
 /* Adds tid to the slots unless it is there, or is self or also. */
 static uint32_t ct_capture_add(uint32_t n, uint32_t tid, pid_t self, pid_t also) {
   uint32_t i;
@@ -155,6 +126,29 @@ static uint32_t ct_capture_add(uint32_t n, uint32_t tid, pid_t self, pid_t also)
   atomic_store(&ct_capture_slots[n].done, 0);
   atomic_store(&ct_capture_slots[n].tid, tid);
   return n + 1;
+}
+
+/* Adds the process's other live threads, from /proc/self/task (open, getdents64 and close:
+ * system calls, async-signal-safe; the buffer is static, as one dump runs at a time). */
+static uint32_t ct_capture_add_tasks(uint32_t n, pid_t self, pid_t also) {
+  static _Alignas(8) char buf[4096];
+  int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return n;
+  for (long got; (got = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0;) {
+    unsigned short reclen;
+    /* struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name */
+    for (long off = 0; off < got; off += reclen) {
+      memcpy(&reclen, buf + off + 16, sizeof reclen);
+      if (!reclen) break;
+      uint32_t tid = 0;
+      const char *c = buf + off + 19;
+      while (*c >= '0' && *c <= '9' && tid <= UINT32_MAX / 10)
+        tid = tid * 10 + (uint32_t)(*c++ - '0');
+      if (!*c) n = ct_capture_add(n, tid, self, also); /* "." and ".." give no tid */
+    }
+  }
+  close(fd);
+  return n;
 }
 
 uint32_t ct_threads_capture(pid_t self, pid_t also) {
@@ -169,9 +163,7 @@ uint32_t ct_threads_capture(pid_t self, pid_t also) {
       n = ct_capture_add(n, atomic_load(&r->tid), self, also);
   /* and every other thread of the process, whether it ever recorded or not: a thread waiting
    * in uninstrumented code (a lock's owner, a library's worker) is part of what happened */
-  static uint32_t tids[CT_MAX_CAPTURED];
-  uint32_t ntids = ct_task_tids(tids, CT_MAX_CAPTURED);
-  for (uint32_t k = 0; k < ntids; k++) n = ct_capture_add(n, tids[k], self, also);
+  n = ct_capture_add_tasks(n, self, also);
   atomic_store_explicit(&ct_capture_count, n, memory_order_release);
   for (uint32_t i = 0; i < n; i++)
     if (syscall(SYS_tgkill, getpid(), (pid_t)atomic_load(&ct_capture_slots[i].tid),
