@@ -166,6 +166,40 @@ static void redirectThreadCreation(Module &M) {
       if (CB->isCallee(&U)) CB->setCalledOperand(Wrapper.getCallee());
 }
 
+// A longjmp discards the frames below its target, and with deferred calls their paths since
+// their last records (runtime/longjmp_save.c): direct calls of the longjmp family go to the
+// runtime's wrappers, which write those paths first. Only where this module defers calls
+// (the ring build writes a record before every call: nothing to save). After the metadata is
+// written: the decoder still sees a call of longjmp.
+static void redirectLongjmps(Module &M) {
+  for (const char *Name : {"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk"}) {
+    Function *LJ = M.getFunction(Name);
+    if (!LJ || !LJ->isDeclaration()) continue;
+    FunctionCallee Wrapper = M.getOrInsertFunction(
+        (std::string(CT_SYM_LONGJMP_PREFIX) + Name), LJ->getFunctionType(), LJ->getAttributes());
+    for (Use &U : make_early_inc_range(LJ->uses()))
+      if (auto *CB = dyn_cast<CallBase>(U.getUser()))
+        if (CB->isCallee(&U)) CB->setCalledOperand(Wrapper.getCallee());
+  }
+}
+
+// f's entry in its module's defer table (struct ct_defer_entry): its address, through its
+// anchor (a local alias when f may be preempted: the entry must name this module's f), and its
+// defer slot's offset, the symbol llvm.localescape has the code generator define. In f's comdat
+// group, if any, so that the entry goes with the copy of f the linker keeps.
+static void emitDeferEntry(Module &M, const FunctionPlan &P) {
+  std::string S = "\t.pushsection " CT_SECTION_DEFER ",\"aw";
+  if (const Comdat *C = P.F->getComdat()) {
+    for (char Ch : C->getName())
+      if (!isAlnum(Ch) && Ch != '_' && Ch != '.') return; // the group's name would need quoting
+    S += "G\",@progbits," + C->getName().str() + ",comdat\n";
+  }
+  else S += "\",@progbits\n";
+  S += "\t.p2align 3\n\t.quad " + P.Anchor->getName().str() + "\n\t.quad .L" +
+       P.F->getName().str() + "$frame_escape_0\n\t.popsection\n";
+  M.appendModuleInlineAsm(S);
+}
+
 PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Options &O = currentOptions();
   LLVMContext &Ctx = M.getContext();
@@ -243,11 +277,13 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
     }
     tagBlockDiscriminators(P);
     instrumentFunction(P, G, O);
+    if (P.DeferSlot) emitDeferEntry(M, P);
     AnyAccVar |= (P.Flags & CT_FN_ACC_VAR) != 0;
     Meta.add(P);
   }
   Meta.emit();
   redirectThreadCreation(M);
+  if (O.DeferCalls) redirectLongjmps(M);
   appendToCompilerUsed(M, Anchors);
   if (AnyAccVar) upgradeLineTablesOnlyUnits(M);
   return PreservedAnalyses::none();

@@ -78,6 +78,7 @@ struct FunctionPlan {
   llvm::Type *TableTy = nullptr;
   unsigned TableBase = 0;                // this function's first entry in Table
   unsigned NumTableEntries = 0;
+  bool DeferSlot = false;                // has a defer slot (CT_SECTION_DEFER lists it)
 
   uint64_t siteInit(unsigned Site) const { return (uint64_t(1) << SiteBits) | Site; }
 };

@@ -83,6 +83,10 @@ struct Emitter {
   AllocaInst *Acc = nullptr;
   AllocaInst *NowSlot = nullptr; // tables mode: the thread's coarse time, reloaded only where
                                  // it can change (see reloadNow)
+  // defer-calls: the slot the accumulator is stored into before each deferred call, which a
+  // longjmp that discards the frame reads (runtime/longjmp_save.c); null if the frame cannot
+  // have one (deferSlotAllowed).
+  AllocaInst *DeferSlot = nullptr;
   MDNode *Unlikely;
   std::vector<Instruction *> Ends; // per logical block: its terminator or ending call
   // Checks whose limit is no 32-bit immediate: compared with the module's limit table once
@@ -270,6 +274,26 @@ struct Emitter {
     P.Flags |= CT_FN_ACC_VAR;
   }
 
+  // Whether the defer slot's offset, as llvm.localescape gives it, reads back from the frame as
+  // runtime/longjmp_save.c takes it: from the frame pointer or from the stack pointer at the
+  // call. A dynamic or over-aligned alloca brings a base register (or moves the stack pointer
+  // between calls); a function that escapes locals already has its one localescape; the
+  // offset's symbol is named after the function, unquoted in the table's assembly. (Nor with
+  // computed record ids, LTO's: a function renamed at link time would not define the symbol
+  // the module's assembly names.)
+  static bool deferSlotAllowed(Function &F) {
+    for (char C : F.getName())
+      if (!isAlnum(C) && C != '_' && C != '.') return false;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB) {
+        if (auto *AI = dyn_cast<AllocaInst>(&I))
+          if (!AI->isStaticAlloca() || AI->getAlign() > Align(16)) return false;
+        if (auto *II = dyn_cast<IntrinsicInst>(&I))
+          if (II->getIntrinsicID() == Intrinsic::localescape) return false;
+      }
+    return true;
+  }
+
   // A slow path's call. In a function that calls nothing else, a call would end its life as a
   // leaf: the stack then has to be 16-byte aligned everywhere (a push and a pop on every run)
   // and the red zone is lost. There the call is inline assembly that steps over the red zone
@@ -321,6 +345,13 @@ struct Emitter {
     StoreInst *EntryInit = new StoreInst(EntryAcc, Acc, Acc->getNextNode());
     Instruction *EntrySetup = EntryInit; // the block-start code of the entry goes after it
     describeAccumulator();
+    if ((P.Flags & CT_FN_DEFERS) && !O.ComputedRecordIds && deferSlotAllowed(F)) {
+      DeferSlot = new AllocaInst(I64, F.getParent()->getDataLayout().getAllocaAddrSpace(),
+                                 "ct.defer.slot", Acc);
+      Function *Escape = Intrinsic::getDeclaration(F.getParent(), Intrinsic::localescape);
+      CallInst::Create(Escape, {DeferSlot}, "", EntryInit->getNextNode());
+      P.DeferSlot = true;
+    }
     if (P.NumTableEntries) { // every entry has a block that writes it
       NowSlot = new AllocaInst(I64, F.getParent()->getDataLayout().getAllocaAddrSpace(),
                                "ct.now.slot", Acc);
@@ -412,6 +443,10 @@ struct Emitter {
         continue;
       }
       if (BP.Term == CT_TERM_DEFER) { // the record goes on across the call
+        if (DeferSlot) { // what a longjmp that discards this frame writes for it
+          IRBuilder<> B(End);
+          B.CreateStore(loadAcc(B), DeferSlot, /*isVolatile=*/true);
+        }
         if (BP.Stamped) {
           // The callee may be in another module. While stamping is on (the module's chunk mask
           // is 0), the rings are ordered by stamps cut where control may leave a module, so the

@@ -97,13 +97,16 @@ RuntimeGlue::RuntimeGlue(Module &M, bool ComputedRecordIds)
 
   ModuleDesc = M.getGlobalVariable(CT_SYM_MODULE, true);
   if (!ModuleDesc) {
-    StructType *DescTy = StructType::create(C, {I32, I32, BytePtr, BytePtr, BytePtr, BytePtr},
+    StructType *DescTy = StructType::create(
+        C, {I32, I32, BytePtr, BytePtr, BytePtr, BytePtr, BytePtr, BytePtr},
                                             "struct.crashtrail_module_desc");
     Constant *Init = ConstantStruct::get(
         DescTy, {ConstantInt::get(I32, CT_ABI_VERSION), ConstantInt::get(I32, CT_CHUNK_BYTES - 1),
                  weakHiddenByte(M, "__ehdr_start"),
                  weakHiddenByte(M, "__start_" CT_SECTION_TABLES),
-                 weakHiddenByte(M, "__stop_" CT_SECTION_TABLES), ConstantPointerNull::get(BytePtr)});
+                 weakHiddenByte(M, "__stop_" CT_SECTION_TABLES), ConstantPointerNull::get(BytePtr),
+                 weakHiddenByte(M, "__start_" CT_SECTION_DEFER),
+                 weakHiddenByte(M, "__stop_" CT_SECTION_DEFER)});
     ModuleDesc = new GlobalVariable(M, DescTy, false, GlobalValue::LinkOnceODRLinkage, Init,
                                     CT_SYM_MODULE);
     ModuleDesc->setAlignment(Align(8));

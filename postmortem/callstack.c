@@ -96,6 +96,7 @@ struct ct_callstack {
                       (1), an indirect call's target's (2), neither (0) (ct_postorder); -1:
                       records in ring order, reachable decides */
   uint32_t po_lost; /* and how many of its first deferred calls lost their callees' records */
+  int po_saved;     /* and whether it follows a longjmp's marks (CT_PO_SAVED) */
 };
 
 struct ct_callstack *ct_callstack_new(struct ct_timeline *t, struct ct_tl_thread *th) {
@@ -613,10 +614,14 @@ static void locate(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_
        * calling itself): their paths since their last records were in their frames, and are
        * gone. (An exception, which lands on a landing pad, unwinds no deferred call: the pass
        * defers only calls that cannot unwind.) */
-      int lost = cs->fr[i].suspended;
+      int lost = cs->fr[i].suspended, saved = cs->po_saved;
+      /* A longjmp that wrote the paths of the frames it discarded (runtime/longjmp_save.c:
+       * this record follows its marks): each such frame's walk went up to the call it was in
+       * (record_partial); a frame that wrote none was in no deferred call. */
+      for (size_t k = i + 1; k < cs->n; k++) saved |= cs->fr[k].partial == 1;
       for (size_t k = i + 1; k < cs->n && f->site_kind[site] != CT_SITE_LANDING; k++)
-        lost |= cs->fr[k].suspended ||
-                (cs->fr[k].kind == FR_KNOWN && (cs->fr[k].f->flags & CT_FN_DEFERS));
+        lost |= (cs->fr[k].suspended && cs->fr[k].partial != 1) ||
+                (!saved && cs->fr[k].kind == FR_KNOWN && (cs->fr[k].f->flags & CT_FN_DEFERS));
       if (lost) {
         cs->gap = 1;
         ct_timeline_warn(cs->t, "a longjmp left frames inside deferred calls "
@@ -1158,13 +1163,15 @@ void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
     const struct ct_po_rec *p = &recs[r];
     struct ct_rec rec = ct_po_get(src, p);
     if (times) rec.time_ns = times[r];
-    if (p->flags & CT_PO_FRAME) {
-      cs->po_callback = 0;
+    if (p->flags & (CT_PO_FRAME | CT_PO_ABANDON)) {
+      cs->po_callback = p->flags & CT_PO_ABANDON ? p->callback : 0;
+      cs->po_saved = 0;
       record_partial(cs, p, &rec);
       continue;
     }
     cs->po_callback = p->callback;
     cs->po_lost = p->aux;
+    cs->po_saved = (p->flags & CT_PO_SAVED) != 0;
     struct ct_module *m = &cs->t->mods->mods[p->mod];
     const int gap = p->flags & CT_PO_GAP;
     if (!(summaries && record_summarised(cs, &rec, m, p->mod, gap, 1)))
@@ -1187,6 +1194,7 @@ void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
     }
   }
   cs->po_callback = -1;
+  cs->po_saved = 0;
 }
 
 void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,

@@ -143,6 +143,7 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
         base = w1;
         continue;
       }
+      if (kind == CT_SLOT_ABANDON) continue; /* read by postorder.c (timeline.c's po_gather) */
       if (kind == CT_SLOT_BAD) {
         out->skipped++;
         continue;

@@ -66,6 +66,7 @@ enum ct_slot_kind {
   CT_SLOT_RECORD, /* a record: w0 = function | stamp bits, w1 = accumulator */
   CT_SLOT_CUT,    /* a CUT marker: w1 is its full stamp */
   CT_SLOT_SEQ,    /* a SEQ marker: w1 is the full stamp counter */
+  CT_SLOT_ABANDON, /* a frame a longjmp discarded in a deferred call (CT_TAG_ABANDON) */
   CT_SLOT_BAD     /* an unknown marker, or a record torn by the crash (w1 == 0) */
 };
 
@@ -80,6 +81,7 @@ static inline enum ct_slot_kind ct_slot_kind(uint64_t w0, uint64_t w1) {
   if (w0 < CT_REC_STAMPED) return w1 ? CT_SLOT_RECORD : CT_SLOT_BAD;
   uint32_t tag = (w0 & CT_REC_STAMPED) ? 0 : (uint32_t)(w0 >> CT_REC_TAG_SHIFT);
   if (tag == CT_TAG_SEQ) return CT_SLOT_SEQ;
+  if (tag == CT_TAG_ABANDON && w1) return CT_SLOT_ABANDON;
   if ((tag != 0 && tag != CT_TAG_CUT) || w1 == 0) return CT_SLOT_BAD;
   return tag == CT_TAG_CUT ? CT_SLOT_CUT : CT_SLOT_RECORD;
 }
@@ -99,13 +101,24 @@ static inline int ct_slot_rec(uint64_t w0, uint64_t w1, uint64_t fn_base, uint64
     return 1;
   }
   enum ct_slot_kind kind = ct_slot_kind(w0, w1);
-  if (kind == CT_SLOT_SEQ || kind == CT_SLOT_BAD) return 0;
+  if (kind == CT_SLOT_SEQ || kind == CT_SLOT_BAD || kind == CT_SLOT_ABANDON) return 0;
   int cut = kind == CT_SLOT_CUT;
   uint64_t id = w0 & CT_REC_ADDR_MASK;       /* the function: record_base - id (ABI 4) */
   if (!cut && (id & CT_REC_DEFER_MARK)) return 0; /* a deferred call's mark (its stamp orders) */
   out->fn = cut ? 0 : fn_base ? fn_base - id : id; /* a CUT orders like a stamped */
   out->acc = cut ? 0 : w1;                         /* record and decodes to nothing */
   return 1;
+}
+
+/* A CT_SLOT_ABANDON slot as a record of its frame's function (fn, acc, time as ct_slot_rec's)
+ * and the frame's return address less the function's start (0: not known). */
+static inline void ct_slot_abandon(uint64_t w0, uint64_t w1, uint64_t fn_base, uint64_t clock,
+                                   uint64_t step, size_t s, struct ct_rec *out, uint32_t *ret) {
+  uint64_t id = w0 & ((UINT64_C(1) << CT_ABANDON_FN_BITS) - 1);
+  out->time_ns = clock + (uint64_t)(((unsigned __int128)step * s) >> 32);
+  out->fn = fn_base ? fn_base - id : id;
+  out->acc = w1;
+  *ret = (uint32_t)((w0 >> CT_ABANDON_FN_BITS) & ((UINT64_C(1) << CT_ABANDON_RET_BITS) - 1));
 }
 
 /* Slot s (< rr->fill[c]) of live chunk c: ct_slot_rec of its words. */

@@ -31,6 +31,11 @@
  * is taken for a new one. Where nothing matches, the record is
  * kept as a new item without callees: the model resynchronises on it. Constructors at the
  * bottom (CT_FN_CTOR) ran before main: no call of main's takes them.
+ * A longjmp: the frames it discarded inside deferred calls come as markers (CT_PO_ABANDON,
+ * written by the runtime at the longjmp, innermost first), each a record that ends in the call
+ * it was in, whose callee's item and everything above it are that call's (place_abandoned);
+ * the record where setjmp returns again continues its function's newest open invocation,
+ * whatever call that waits in, and takes everything above it (place_resume).
  * At the end the stack's items go out bottom first.
  *
  * Invariants: every record goes out exactly once; an item's records are a linked list over
@@ -138,6 +143,12 @@ struct po {
   } marks[32];
   size_t nmarks;
   struct ct_po_rec *recs; /* each record's callback and aux (lost calls) are written here */
+  /* Where a call that returns twice (setjmp) returns: (function, site), a few per program */
+  struct resume_site {
+    const struct ct_mfunc *f;
+    uint32_t site;
+  } *resumes;
+  size_t nresumes;
   int lost;          /* the history starts after lost records (the ring wrapped) */
   size_t lost_calls; /* match_back gave up on this many first calls (their records lost) */
 };
@@ -221,6 +232,47 @@ static int build_called(struct po *p) {
         p->called[h] = c;
       }
     }
+  return 0;
+}
+
+/* Whether name is a function that returns twice: a longjmp (or setcontext) comes back to the
+ * call's continuation. */
+static int returns_twice(const char *name) {
+  static const char *const names[] = {"setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp",
+                                      "savectx", "getcontext"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(name, names[i])) return 1;
+  return 0;
+}
+
+/* The sites where a call that returns twice returns (p->resumes). */
+static int build_resumes(struct po *p) {
+  size_t cap = 0;
+  for (size_t k = 0; k < p->mods->n; k++)
+    for (size_t i = 0; p->mods->mods[k].meta && i < p->mods->mods[k].meta->nfuncs; i++) {
+      const struct ct_mfunc *f = &p->mods->mods[k].meta->funcs[i];
+      for (uint32_t b = 0; b < f->nblocks; b++) {
+        const struct ct_mblock *mb = &f->blocks[b];
+        if (!mb->callee || mb->nsucc == 0 || !returns_twice(mb->callee) ||
+            (mb->term != CT_TERM_CALL && mb->term != CT_TERM_INVOKE) ||
+            f->block_site[mb->succ[0].block] < 0)
+          continue;
+        if (p->nresumes == cap) {
+          cap = cap ? 2 * cap : 8;
+          struct resume_site *n = realloc(p->resumes, cap * sizeof *n);
+          if (!n) return -1;
+          p->resumes = n;
+        }
+        const uint32_t site = (uint32_t)f->block_site[mb->succ[0].block];
+        p->resumes[p->nresumes++] = (struct resume_site){f, site};
+      }
+    }
+  return 0;
+}
+
+static int is_resume_site(const struct po *p, const struct ct_mfunc *f, uint32_t site) {
+  for (size_t i = 0; i < p->nresumes; i++)
+    if (p->resumes[i].f == f && p->resumes[i].site == site) return 1;
   return 0;
 }
 
@@ -791,6 +843,49 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
   return 1;
 }
 
+/* Items [from, to) were discarded by a longjmp, each open one waiting in a call: where that call
+ * went through a pointer or into code without records, the item above it is the invocation it
+ * made, as match_fwd marks a returned call's (the model would otherwise take it for a call the
+ * caller made after that one returned). */
+static void mark_discarded(struct po *p, size_t from, size_t to) {
+  for (size_t k = from; k + 1 < to; k++) {
+    const struct item *it = &p->st[k];
+    if (it->state == IT_DONE || !it->wait) continue;
+    struct slot ws = {it->f, it->wait, it->mod};
+    if (!callee(p, &ws)) mark_callback(p, k + 1, it->wait);
+  }
+}
+
+/* Record r of f starts where a call that returns twice returns (a setjmp, again after a
+ * longjmp): it continues f's newest invocation that has not returned, whatever call it waits
+ * in, and the items above it are what that call ran before the longjmp discarded it (with the
+ * deferred calls' frames it wrote at the longjmp, CT_PO_ABANDON). 1 if placed, 0 if f has no
+ * such invocation near the top, -1 out of memory. */
+static int place_resume(struct po *p, const struct ct_mfunc *f, size_t r, struct item *it) {
+  for (size_t j = p->n; j-- > 0 && p->n - j <= 4096;) {
+    struct item *o = &p->st[j];
+    if (o->f != f || o->state == IT_DONE) continue;
+    p->commit = 1;
+    mark_discarded(p, j, p->n);
+    append_items(p, &o->recs, j + 1, p->n);
+    p->next[r] = NONE;
+    append(p, &o->recs, (struct list){(uint32_t)r, (uint32_t)r});
+    p->n = j + 1;
+    if (it->state == IT_DONE) { /* re-pushed: a tail call below may be waiting for it */
+      struct item done = *o;
+      done.state = IT_DONE;
+      done.wait = NULL;
+      p->n--;
+      return push(p, done) != 0 ? -1 : 1;
+    }
+    o->state = it->state;
+    o->site = it->site;
+    o->wait = it->wait;
+    return 1;
+  }
+  return 0;
+}
+
 /* Record r of f, walked (start, calls; its end in *it), placed: continuing an open item of f
  * it fits, else as a new invocation. 1 if placed (and pushed), 0 if it fits nowhere, with
  * nothing changed; -1 out of memory. */
@@ -888,6 +983,56 @@ static int walk_partial(const struct ct_mfunc *f, uint16_t mod, uint64_t acc, ui
     st = ct_walk_after_defer(&w, 1);
   }
   return 0;
+}
+
+/* A frame that a longjmp discarded while it was in a deferred call (CT_PO_ABANDON, its stop in
+ * aux): its path up to that call is a record that ends there. The invocation the call made,
+ * and every item above it (the frames inside it, discarded too, and what they called), are
+ * that call's: they go after the record, whatever their state (an invocation waiting in the
+ * longjmp never returned). The record itself, with its other calls, is placed as any record
+ * (continuing an open item of f, else a new invocation) on the stack below them, and its item
+ * is closed. 1 if placed; 0 (nothing changed) if it fits nowhere; -1 out of memory. */
+static int place_abandoned(struct po *p, size_t r, struct slots *calls, struct slots *pre) {
+  const struct ct_rec rr = ct_po_get(p->src, &p->recs[r]);
+  const uint16_t mod = p->recs[r].mod;
+  const struct ct_mfunc *f = function_at(p, mod, rr.fn);
+  const struct ct_mblock *stop = NULL;
+  uint32_t start = 0;
+  calls->n = 0;
+  if (!f || !p->recs[r].aux ||
+      !walk_partial(f, mod, rr.acc, p->recs[r].aux, 1, &start, calls, &stop) || !calls->n)
+    return 0;
+  struct slot in = calls->v[--calls->n]; /* the call it was in */
+  const struct ct_mfunc *g = callee(p, &in);
+  size_t sub = p->n; /* the discarded invocation's item: the topmost of g, not far down */
+  for (size_t j = p->n; g && j-- > 0 && p->n - j <= 64;)
+    if (p->st[j].f == g) {
+      sub = j;
+      break;
+    }
+  size_t nsub = p->n - sub;
+  if (nsub) mark_discarded(p, sub, p->n); /* kept if it is placed (marks are not undone: its
+                                             items are that call's either way) */
+  struct item *saved = nsub ? malloc(nsub * sizeof *saved) : NULL;
+  if (nsub && !saved) return -1;
+  if (nsub) memcpy(saved, &p->st[sub], nsub * sizeof *saved);
+  p->n = sub;
+  struct item it = {.f = f, .mod = mod, .state = IT_DONE, .recs = {(uint32_t)r, (uint32_t)r},
+                    .own = (uint32_t)r};
+  int placed = place_record(p, f, r, start, calls, pre, &it);
+  if (placed <= 0) { /* as it was (a record that fits nowhere leaves the stack alone) */
+    if (placed == 0 && nsub) memcpy(&p->st[sub], saved, nsub * sizeof *saved);
+    if (placed == 0) p->n = sub + nsub;
+    free(saved);
+    return placed;
+  }
+  struct item *top = &p->st[p->n - 1];
+  p->commit = 1;
+  for (size_t i = 0; i < nsub; i++) append(p, &top->recs, saved[i].recs);
+  top->state = IT_DONE;
+  top->wait = NULL;
+  free(saved);
+  return 1;
 }
 
 /* Frame f's pieces matched forwards from *c: the non-deferred call its open item j waited in
@@ -1066,11 +1211,18 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
   if (unclosed) *unclosed = 0;
   if (!(p.cache = calloc(1u << CACHE_BITS, sizeof *p.cache)) ||
       !(p.walks = calloc(1u << WALK_CACHE_BITS, sizeof *p.walks)) ||
-      build_called(&p) != 0)
+      build_called(&p) != 0 || build_resumes(&p) != 0)
     goto out;
   for (size_t r = 0; r + nframes < n; r++) {
     p.next[r] = NONE;
     recs[r].callback = 0;
+    if (recs[r].flags & CT_PO_ABANDON) {
+      int placed = recs[r].aux ? place_abandoned(&p, r, &calls, &pre) : 1; /* 0: in no deferred
+                                                                              call, left out */
+      if (placed < 0) goto out;
+      if (!placed) p.mismatches++;
+      continue;
+    }
     recs[r].aux = 0;
     struct item it = {.mod = recs[r].mod, .state = IT_DONE, .recs = {(uint32_t)r, (uint32_t)r},
                       .own = (uint32_t)r};
@@ -1087,7 +1239,10 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
     }
     /* Where it fits nowhere, a tail-call join near the top may have taken an invocation
      * this record's calls want: undone one at a time, the nearest first. */
-    int placed = place_record(&p, f, r, start, &calls, &pre, &it);
+    int placed = p.nresumes && start && !calls.n && is_resume_site(&p, f, start)
+                     ? place_resume(&p, f, r, &it)
+                     : 0;
+    if (!placed) placed = place_record(&p, f, r, start, &calls, &pre, &it);
     for (size_t k = p.n; placed == 0 && k-- > 0 && p.n - k <= 16;) {
       if (!split_join(&p, k)) continue;
       placed = place_record(&p, f, r, start, &calls, &pre, &it);
@@ -1136,6 +1291,7 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
 out:
   free(p.st);
   free(p.called);
+  free(p.resumes);
   free(p.cache);
   free(p.walks);
   free(p.walk_calls);

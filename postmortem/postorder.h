@@ -35,6 +35,10 @@ enum {
   CT_PO_GAP = 1,       /* history before it was lost */
   CT_PO_FRAME = 2,     /* a frame's accumulator, not a record (aux: its stop) */
   CT_PO_INNERMOST = 4, /* a frame: the innermost instrumented one (its call there returned) */
+  CT_PO_ABANDON = 8,   /* a frame a longjmp discarded in a deferred call (CT_TAG_ABANDON: a ring
+                          slot; aux: its stop, as a frame's, 0 when it was in no deferred call) */
+  CT_PO_SAVED = 16,    /* a record that follows a longjmp's CT_PO_ABANDON marks: the longjmp
+                          wrote every discarded frame that was in a deferred call */
 };
 struct ct_po_rec {
   uint32_t ref;     /* where it is (struct ct_po_src) */
@@ -58,6 +62,11 @@ static inline struct ct_rec ct_po_get(const struct ct_po_src *src, const struct 
   if (p->flags & CT_PO_FRAME) return src->frames[p->ref];
   const struct ct_po_chunk *c = &src->chunks[p->ref >> src->shift];
   size_t s = p->ref & ((1u << src->shift) - 1);
+  if (p->flags & CT_PO_ABANDON) {
+    uint32_t ret;
+    ct_slot_abandon(c->w[2 * s], c->w[2 * s + 1], c->fn_base, c->clock, c->step, s, &r, &ret);
+    return r;
+  }
   ct_slot_rec(c->w[2 * s], c->w[2 * s + 1], c->fn_base, c->clock, c->step, s, &r);
   return r;
 }

@@ -1003,6 +1003,18 @@ static uint32_t deferred_stop(const struct ct_mfunc *f, uint64_t acc,
   return exact ? 0 : innermost ? (pc_stop > stop ? pc_stop : stop) : named ? named : any;
 }
 
+uint32_t ct_stack_abandoned_stop(struct ct_timeline *t, uint16_t mod, uint64_t fn, uint64_t acc,
+                                 uint32_t ret) {
+  struct ct_module *m = &t->mods->mods[mod];
+  const struct ct_mfunc *f = m->meta ? ct_meta_find(m->meta, fn - m->bias) : NULL;
+  if (!f || !(f->flags & CT_FN_DEFERS)) return 0;
+  uint32_t call = UINT32_MAX; /* the call before the return address, by the line table */
+  struct ct_dwarf *dw = ret && (f->flags & CT_FN_BLOCK_DISC) ? ct_module_dwarf(m) : NULL;
+  if (dw) call = (ct_dwarf_discriminator(dw, f->addr + ret - 1) & ~CT_DISC_COLD) - 1;
+  if (call < f->nblocks && f->blocks[call].term != CT_TERM_DEFER) return 0;
+  return deferred_stop(f, acc, NULL, 0, call, 0);
+}
+
 size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
                                 struct ct_po_rec *out, struct ct_rec *recs,
                                 const struct ct_mfunc **callers, size_t max) {

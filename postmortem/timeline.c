@@ -108,6 +108,7 @@ struct po_buf {
   struct ct_po_rec *v;
   size_t n, v_bytes;
   struct ct_po_src src;
+  int saved; /* a longjmp's marks were just gathered: the next record gets CT_PO_SAVED */
 };
 
 /* The two arrays of a record each (16 bytes a record: 64 MB for a 64 MB dump) are mapped in
@@ -145,9 +146,16 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
     if ((s & 3) == 0) __builtin_prefetch(&w[2 * s + 256]);
     struct ct_rec r;
     if (!ct_slot_rec(w[2 * s], w[2 * s + 1], sr->fn_base, sr->clock[c], sr->step[c], s, &r) ||
-        !r.fn)
+        !r.fn) {
+      if (ct_slot_kind(w[2 * s], w[2 * s + 1]) == CT_SLOT_ABANDON) { /* its stop: po_decode */
+        b->v[b->n++] = (struct ct_po_rec){chunk | (uint32_t)s, mod, CT_PO_ABANDON, 0, 0};
+        b->saved = 1;
+      }
       continue;
-    b->v[b->n++] = (struct ct_po_rec){chunk | (uint32_t)s, mod, gap ? CT_PO_GAP : 0, 0, 0};
+    }
+    const uint8_t flags = (uint8_t)((gap ? CT_PO_GAP : 0) | (b->saved ? CT_PO_SAVED : 0));
+    b->v[b->n++] = (struct ct_po_rec){chunk | (uint32_t)s, mod, flags, 0, 0};
+    b->saved = 0;
     gap = 0;
   }
   return gap;
@@ -189,6 +197,15 @@ static uint64_t *po_step_times(const struct po_buf *b, uint32_t *next, uint32_t 
 static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
                      struct po_buf *b, int stopped) {
   size_t nframes = 0;
+  for (size_t i = 0; i < b->n; i++) /* where each frame a longjmp discarded stopped */
+    if (b->v[i].flags & CT_PO_ABANDON) {
+      const struct ct_po_chunk *c = &b->src.chunks[b->v[i].ref >> b->src.shift];
+      size_t s = b->v[i].ref & ((1u << b->src.shift) - 1);
+      struct ct_rec r;
+      uint32_t ret;
+      ct_slot_abandon(c->w[2 * s], c->w[2 * s + 1], c->fn_base, c->clock, c->step, s, &r, &ret);
+      b->v[i].aux = ct_stack_abandoned_stop(t, b->v[i].mod, r.fn, r.acc, ret);
+    }
   if (stopped) { /* the stack's suspended frames go last */
     nframes = ct_stack_deferred_frames(t, th, b->v + b->n, b->src.frames, b->src.frame_callers,
                                        PO_MAX_FRAMES);

@@ -171,6 +171,12 @@ void ct_timeline_stack(struct ct_timeline *t, struct ct_tl_thread *th, struct ct
 struct ct_po_rec;
 struct ct_rec;
 struct ct_mfunc;
+/* Where the path of a frame that a longjmp discarded (a CT_TAG_ABANDON slot: its function fn,
+ * its slot's accumulator acc, its return address ret bytes into fn, 0 if not known) stops,
+ * as ct_stack_deferred_frames's stops count: at the deferred call it was in. 0 when it was in
+ * no deferred call (its slot then held an older call's path) or the path does not get there. */
+uint32_t ct_stack_abandoned_stop(struct ct_timeline *t, uint16_t mod, uint64_t fn, uint64_t acc,
+                                 uint32_t ret);
 size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
                                 struct ct_po_rec *out, struct ct_rec *recs,
                                 const struct ct_mfunc **callers, size_t max);

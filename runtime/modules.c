@@ -179,7 +179,7 @@ struct ct_module *ct_module_for(struct ct_module_desc *desc) {
 
 CT_EXPORT void __crashtrail_register_module(struct ct_module_desc *desc) {
   ct_ensure_init();
-  if (desc->abi_version != CT_ABI_VERSION) {
+  if (desc->abi_version != CT_ABI_VERSION && desc->abi_version != 5) { /* 5: no defer table */
     struct ct_msg msg = {{0}, 0};
     ct_msg_str(&msg, "crashtrail: a module was built for runtime ABI ");
     ct_msg_dec(&msg, desc->abi_version);

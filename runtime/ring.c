@@ -327,6 +327,17 @@ static void ct_ring_put(struct ct_ring *r, uint64_t w0, uint64_t w1) {
   ct_put_slot(r->pos_tls, (struct ct_module_desc *)r->module->desc, w0, w1);
 }
 
+/* Appends a marker to the calling thread's ring of module m. 0 if the thread has no ring there
+ * yet (it never recorded in that module). normal */
+int ct_ring_put_module(const struct ct_module *m, uint64_t w0, uint64_t w1) {
+  for (struct ct_ring *r = ct_tls_thread.rings; r; r = r->next_in_thread)
+    if (r->module == m && !(atomic_load(&r->flags) & CT_THR_EXITED)) {
+      ct_ring_put(r, w0, w1);
+      return 1;
+    }
+  return 0;
+}
+
 /* The low 16 bits of the stamp just wrapped to 0: give every ring of this thread the full
  * counter, so each stamp can be unwrapped against the nearest marker in its own ring. */
 static void ct_rings_mark(struct ct_thread *t, uint32_t tag) {

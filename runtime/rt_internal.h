@@ -128,6 +128,7 @@ CT_HIDDEN void ct_rings_module_unloaded(struct ct_module *m); /* normal */
 CT_HIDDEN void ct_thread_cut_rings(void);             /* any: a CT_TAG_CUT in each ring */
 CT_HIDDEN void ct_thread_key_init(void);              /* normal */
 CT_HIDDEN void ct_thread_prepare(void);               /* normal: before a start routine */
+CT_HIDDEN int ct_ring_put_module(const struct ct_module *m, uint64_t w0, uint64_t w1); /* normal */
 
 /* ---- events (modules.c) -------------------------------------------------------------------- */
 CT_HIDDEN extern struct ct_ds_event ct_events[CT_MAX_EVENTS];

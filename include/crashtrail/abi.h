@@ -46,7 +46,8 @@
 
 #include <stdint.h>
 
-#define CT_ABI_VERSION 5u /* 5: 16 KB chunks (the pass's inline chunk test) */
+#define CT_ABI_VERSION 6u /* 6: the descriptor's defer table; 5: 16 KB chunks (the pass's
+                           * inline chunk test) */
 
 /* ---- symbols ------------------------------------------------------------------------------ */
 /* Per loaded module (one definition per executable or shared object: linkonce_odr, hidden). */
@@ -92,6 +93,9 @@
 #define CT_SYM_STAMP_WRAP "__crashtrail_stamp_wrap"   /* void (void): low 16 bits wrapped */
 #define CT_SYM_NOW "__crashtrail_now"                 /* TLS uint64_t: coarse time for tables */
 #define CT_SYM_REGISTER_MODULE "__crashtrail_register_module"
+#define CT_SYM_LONGJMP_PREFIX "__crashtrail_" /* + longjmp, _longjmp, siglongjmp,
+                                                * __longjmp_chk: the defer slots of the frames
+                                                * it discards written first (defer-calls) */
 #define CT_SYM_PTHREAD_CREATE "__crashtrail_pthread_create" /* pthread_create's signature: the
                                                        * thread set up before its routine */
 
@@ -100,6 +104,9 @@
                                                 * it under --gc-sections and objcopy
                                                 * --only-keep-debug moves it */
 #define CT_SECTION_TABLES "crashtrail_tab" /* allocated, zero: last/first-execution tables */
+#define CT_SECTION_DEFER "crashtrail_defer" /* allocated, writable (relocated: no text
+                                               * relocations in a PIE): struct ct_defer_entry,
+                                               * one per function with a defer slot */
 
 /* ---- records ------------------------------------------------------------------------------ */
 #define CT_RECORD_BYTES 16u
@@ -119,6 +126,17 @@
 #define CT_TAG_CLOCK 0xC7A1u
 #define CT_TAG_SEQ 0xC7A2u /* w1: full stamp counter; the next stamp has low bits 0 */
 #define CT_TAG_CUT 0xC7A3u /* w1: a full stamp taken for it: orders like a stamped record */
+/* A frame that a longjmp discarded while it was suspended in a deferred call (defer-calls;
+ * runtime/longjmp_save.c): written at the longjmp, innermost frame first, so it follows its
+ * callees' records as its own record would have (post-order).
+ *   w0 bits  0..29  desc - f, f the frame's function (its record id)
+ *      bits 30..46  the frame's return address - f, or 0 when that is 2^17 or more
+ *   w1 the accumulator f stored in its defer slot at its newest deferred call (a record's w1).
+ * The frame may not be in a deferred call (the slot then holds an older call's path): the
+ * post-mortem keeps it only if the return address is a deferred call's. */
+#define CT_TAG_ABANDON 0xC7A4u
+#define CT_ABANDON_FN_BITS 30u
+#define CT_ABANDON_RET_BITS 17u
 
 /* Accumulator: a check point with budget D flushes when acc >= 2^(63 - D). */
 #define CT_ACC_BITS 63u
@@ -148,6 +166,20 @@ struct ct_module_desc {
   struct ct_table_entry *tab_start; /* __start_crashtrail_tab (weak; 0 without tables) */
   struct ct_table_entry *tab_stop;  /* __stop_crashtrail_tab */
   void *runtime;              /* owned by the runtime: its module slot, 0 until registered */
+  /* ABI 6 on: __start_/__stop_ CT_SECTION_DEFER (weak; 0 without deferred calls) */
+  const struct ct_defer_entry *defer_start;
+  const struct ct_defer_entry *defer_stop;
+};
+
+/* A function that defers calls (defer-calls) stores its accumulator, before each deferred call,
+ * into a stack slot of its frame (a volatile store; llvm.localescape names the slot's offset):
+ * a longjmp that discards the frame writes it to the ring (CT_TAG_ABANDON). The offset is the
+ * code generator's: negative, from the frame pointer (the CFA - 16); else from the stack
+ * pointer at the call (the callee's CFA). The pass gives no slot to a function whose frame is
+ * addressed otherwise (dynamic or over-aligned allocas: a base register). */
+struct ct_defer_entry {
+  uint64_t fn;   /* the function's address (relocated) */
+  int64_t slot;  /* the slot's offset, as above */
 };
 
 /* ---- metadata units ------------------------------------------------------------------------ */

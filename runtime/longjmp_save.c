@@ -1,0 +1,114 @@
+/*
+ * longjmp_save.c - a longjmp writes the paths of the frames it discards (defer-calls).
+ *
+ * With deferred calls (the pass's defer-calls) a function writes no record before a direct
+ * call: its path since its last record stays in its accumulator across the call and reaches the
+ * ring with its next record, after the callee's. A longjmp out of the callee discards the frame
+ * and that path with it; Lua raises every error so. The pass therefore gives each function that
+ * defers a stack slot that it stores its accumulator into before each deferred call (one
+ * volatile store, off the ring position's chain), lists the slot's offset in its module's defer
+ * table (CT_SECTION_DEFER, struct ct_defer_entry) and sends instrumented code's calls of
+ * longjmp, _longjmp, siglongjmp and __longjmp_chk here. Each wrapper walks the stack it is about
+ * to discard (_Unwind_Backtrace: an ordinary call here, not a signal handler's context), from
+ * the innermost frame to the one that called setjmp (whose stack pointer the jmp_buf holds),
+ * and writes a CT_TAG_ABANDON marker for each frame whose function has a slot: its record id,
+ * its return address and its slot's accumulator. Innermost first, so each follows its callees'
+ * records as its own record would have (post-order); the post-mortem keeps only the frames
+ * whose return address is a deferred call's (the slot of a frame in another call holds an
+ * older call's path) and walks each path up to that call (postorder.c, callstack.c).
+ *
+ * The target's stack pointer is read from the jmp_buf as glibc's x86-64 setjmp mangles it
+ * (PTR_MANGLE: xor with the thread's pointer guard at %fs:0x30, then rol 0x11; JB_RSP is word
+ * 6), as ThreadSanitizer's longjmp interceptor does.
+ * Invariants: nothing is written unless the frame's slot lies in the stack being discarded, at or
+ * above the frame's stack pointer; a frame is
+ * found in the table by its exact start (_Unwind_GetRegionStart), so a function of another
+ * module or of none is never taken for one with a slot.
+ * Context: normal. (A longjmp out of a signal handler also comes here: _Unwind_Backtrace takes
+ * the loader's lock, so a signal that interrupted dlopen could deadlock it. The pass redirects
+ * only calls in code built with deferred calls.)
+ */
+#include <setjmp.h>
+#include <stdint.h>
+#include <unwind.h>
+
+#include "rt_internal.h"
+
+#define JB_RSP 6
+
+struct discard_walk {
+  uintptr_t target_sp; /* the setjmp caller's stack pointer: frames below it go */
+};
+
+static uintptr_t demangle(uintptr_t v) {
+  uintptr_t guard;
+  __asm__("movq %%fs:0x30, %0" : "=r"(guard));
+  return ((v >> 0x11) | (v << (64 - 0x11))) ^ guard;
+}
+
+/* The module whose defer table lists a function starting at fn, and that entry. */
+static const struct ct_defer_entry *defer_entry(uintptr_t fn, const struct ct_module **mod) {
+  uint32_t n = atomic_load(&ct_module_count);
+  for (uint32_t i = 0; i < n && i < CT_MAX_MODULES; i++) {
+    const struct ct_module *m = &ct_modules[i];
+    if (fn < m->map_start || fn >= m->map_end || (m->flags & CT_MOD_UNLOADED)) continue;
+    const struct ct_module_desc *d = m->desc;
+    if (!d || d->abi_version < 6 || !d->defer_start) return NULL;
+    for (const struct ct_defer_entry *e = d->defer_start; e < d->defer_stop; e++)
+      if (e->fn == fn) {
+        *mod = m;
+        return e;
+      }
+    return NULL;
+  }
+  return NULL;
+}
+
+/* One frame of the walk. In a backtrace's callback the context is the frame's state at its call:
+ * the IP its return address, the CFA the callee's (the frame's stack pointer at the call), the
+ * registers the frame's. */
+static _Unwind_Reason_Code discard_frame(struct _Unwind_Context *ctx, void *arg) {
+  struct discard_walk *w = arg;
+  uintptr_t sp = _Unwind_GetCFA(ctx);
+  if (sp >= w->target_sp) return _URC_END_OF_STACK; /* the setjmp caller: it lives on */
+  const struct ct_module *m = NULL;
+  uintptr_t fn = _Unwind_GetRegionStart(ctx), ret = _Unwind_GetIP(ctx);
+  const struct ct_defer_entry *e = fn ? defer_entry(fn, &m) : NULL;
+  if (!e) return _URC_NO_REASON;
+  uintptr_t base = e->slot < 0 ? _Unwind_GetGR(ctx, 6) /* rbp */ : sp;
+  uintptr_t slot = base + (uintptr_t)e->slot;
+  if (slot < sp || slot + 8 > w->target_sp || (slot & 7)) return _URC_NO_REASON;
+  uint64_t acc = *(const volatile uint64_t *)slot;
+  uint64_t id = (uint64_t)((uintptr_t)m->desc - fn), off = ret - fn;
+  if (!acc || id >= (UINT64_C(1) << CT_ABANDON_FN_BITS)) return _URC_NO_REASON;
+  if (off >= (UINT64_C(1) << CT_ABANDON_RET_BITS)) off = 0;
+  ct_ring_put_module(m, (uint64_t)CT_TAG_ABANDON << CT_REC_TAG_SHIFT | off << CT_ABANDON_FN_BITS | id,
+                     acc);
+  return _URC_NO_REASON;
+}
+
+static __attribute__((noinline)) void save_discarded(const void *env) {
+  struct discard_walk w = {demangle(((const uintptr_t *)env)[JB_RSP])};
+  _Unwind_Backtrace(discard_frame, &w);
+}
+
+CT_EXPORT __attribute__((noreturn)) void __crashtrail_longjmp(jmp_buf env, int val) {
+  save_discarded(env);
+  longjmp(env, val);
+}
+
+CT_EXPORT __attribute__((noreturn)) void __crashtrail__longjmp(jmp_buf env, int val) {
+  save_discarded(env);
+  _longjmp(env, val);
+}
+
+CT_EXPORT __attribute__((noreturn)) void __crashtrail_siglongjmp(sigjmp_buf env, int val) {
+  save_discarded(env);
+  siglongjmp(env, val);
+}
+
+extern void __longjmp_chk(jmp_buf env, int val) __attribute__((noreturn));
+CT_EXPORT __attribute__((noreturn)) void __crashtrail___longjmp_chk(jmp_buf env, int val) {
+  save_discarded(env);
+  __longjmp_chk(env, val);
+}
