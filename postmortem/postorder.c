@@ -506,6 +506,13 @@ static int before_main(const struct po *p, size_t j) {
   return 1;
 }
 
+/* Whether f is the program's main: the C library calls it, and calls no instrumented code after
+ * it returns but the exit handlers, whose calls into code without records must not take it for
+ * their callback (an atexit handler's fflush, foreign-returns.c with deferred calls). */
+static int is_main(const struct ct_mfunc *f) {
+  return f && f->name && !strcmp(f->name, "main");
+}
+
 /* Slots s[0..k) matched backwards to the items below *top (not below lo), last call first. */
 static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, size_t *top,
                       int depth, struct list *out) {
@@ -540,7 +547,8 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
     if (waits_below(p, lo, *top)) continue;
     const struct ct_mfunc *prev = prev_callee(p, s, i);
     while (*top > lo && p->st[*top - 1].state == IT_DONE && p->st[*top - 1].f != prev &&
-           !directly_called(p, p->st[*top - 1].f) && !before_main(p, *top - 1)) {
+           !directly_called(p, p->st[*top - 1].f) && !before_main(p, *top - 1) &&
+           !is_main(p->st[*top - 1].f)) {
       if (p->commit) mark_callback(p, *top - 1, s[i].mb);
       prepend(p, out, p->st[*top - 1].recs);
       --*top;
