@@ -30,6 +30,7 @@
 #include "TableSlots.h"
 #include "crashtrail/abi.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/BranchProbabilityInfo.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Constants.h"

@@ -27,8 +27,8 @@ static volatile int sink;
 // IR: module asm {{.*}}.pushsection crashtrail_defer,\22aw\22,@progbits
 // IR: module asm {{.*}}.quad .Lmid$frame_escape_0
 // IR-LABEL: define {{.*}}@mid(
-// IR: call void (...) @llvm.localescape(i64* [[SLOT:%[0-9a-z.]+]])
-// IR: store volatile i64 {{.*}}, i64* [[SLOT]]
+// IR: call void (...) @llvm.localescape({{i64\*|ptr}} [[SLOT:%[0-9a-z.]+]])
+// IR: store volatile i64 {{.*}}, {{i64\*|ptr}} [[SLOT]]
 // IR-NEXT: call {{.*}}void @leaf(
 // IR-LABEL: define {{.*}}@thrower(
 // IR: call void @__crashtrail_longjmp(
