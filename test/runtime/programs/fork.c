@@ -20,9 +20,13 @@ __attribute__((noinline)) static int parent_before(int i) { return i * 3 + 1; }
 __attribute__((noinline)) static int child_work(int i) { return i % 2 ? i : -i; }
 __attribute__((noinline)) static int parent_after(int i) { return i ^ 5; }
 
+/* Called through a pointer: a record is written before the call with deferred calls too, so
+ * the worker has a ring before it blocks (a thread that never recorded has none to keep). */
+static int (*volatile before_ptr)(int) = parent_before;
+
 static void *pworker(void *arg) {
   pthread_setname_np(pthread_self(), "ct-pworker");
-  for (int i = 0; i < 20; i++) sink += parent_before(i);
+  for (int i = 0; i < 20; i++) sink += before_ptr(i);
   pthread_barrier_wait(&ready);
   pthread_barrier_wait(&ready); /* until the parent is done with fork */
   return arg;
