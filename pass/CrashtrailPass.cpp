@@ -284,7 +284,7 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
   }
   Meta.emit();
   redirectThreadCreation(M);
-  if (O.DeferCalls) redirectLongjmps(M);
+  if (O.defersCalls()) redirectLongjmps(M);
   appendToCompilerUsed(M, Anchors);
   if (AnyAccVar) upgradeLineTablesOnlyUnits(M);
   return PreservedAnalyses::none();

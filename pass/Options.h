@@ -35,6 +35,10 @@ struct Options {
                                         // reaches the ring after its callee's (post-order);
                                         // experimental, see PlanBuilder.cpp
   std::vector<std::string> Errors;      // bad plugin arguments, reported as diagnostics
+
+  // Whether calls are deferred: not with carried accumulators, whose records the post-order
+  // parse was never made to place (roundtrip.carried with both: records that fit no call).
+  bool defersCalls() const { return DeferCalls && !CarryAcc; }
 };
 
 // The effective options for this compilation (command line merged with plugin arguments).

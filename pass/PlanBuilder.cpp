@@ -104,7 +104,7 @@ struct Builder {
 
   // defer-calls; a call whose callee may be in another module also needs its mark's fragment
   // (emitDeferMark), so the function's fragment section.
-  bool DeferCalls = currentOptions().DeferCalls;
+  bool DeferCalls = currentOptions().defersCalls();
   bool ForeignMarks = DeferCalls && !coldFragmentSection(F, currentOptions()).empty();
 
   void splitAtCalls() {

@@ -20,6 +20,10 @@
 // RUN: %crashtrail meta %t2.o | FileCheck %s --check-prefix=META
 // RUN: %clang -fplugin=%plugin -O2 -c %s -o %t3.o
 // RUN: %crashtrail meta %t3.o | FileCheck %s --check-prefix=OFF
+// Carried accumulators (carry-acc) turn deferred calls off: the post-order parse does not place
+// their records.
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=1 -fplugin-arg-crashtrail-carry-acc=1 -O2 -c %s -o %t4.o
+// RUN: %crashtrail meta %t4.o | FileCheck %s --check-prefix=CARRY
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=1 -O2 -fPIC -S %s -o - | FileCheck %s --check-prefix=ASM
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=1 -O2 -g %s %rt -lpthread -o %t && %t 7 | FileCheck %s --check-prefix=EXE
 // RUN: rm -rf %t.dumps && mkdir %t.dumps && env CRASHTRAIL_DIR=%t.dumps %t 7 dump
@@ -84,6 +88,9 @@ int main(int argc, char **argv) {
 
 // Without the option: records before the calls, no check in the loop (its call restarts the
 // record every time round).
+// CARRY-NOT: deferred-call
+// CARRY: function {{.*}}carries its caller's accumulator
+// CARRY-NOT: deferred-call
 // OFF-LABEL: function main
 // OFF-NOT: deferred-call
 // OFF-LABEL: function loop
