@@ -37,6 +37,7 @@
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/SpecialCaseList.h"
 #include "llvm/Support/VirtualFileSystem.h"
@@ -201,6 +202,44 @@ static void emitDeferEntry(Module &M, const FunctionPlan &P) {
   M.appendModuleInlineAsm(S);
 }
 
+// Exit handlers run one after the other once main has returned, and with deferred calls the
+// parse could not tell one handler from a callback of the next one's call into code without
+// records (runtime/exit_handlers.c): registrations go through the runtime, which marks each
+// handler's start in the ring. atexit gets the module's __dso_handle, which the C library's own
+// atexit passes to __cxa_atexit. After the metadata is written, as the other redirections.
+static void redirectExitHandlers(Module &M) {
+  LLVMContext &C = M.getContext();
+  if (Function *Cxa = M.getFunction("__cxa_atexit"); Cxa && Cxa->isDeclaration()) {
+    FunctionCallee Wrapper = M.getOrInsertFunction(CT_SYM_CXA_ATEXIT, Cxa->getFunctionType());
+    for (Use &U : make_early_inc_range(Cxa->uses()))
+      if (auto *CB = dyn_cast<CallBase>(U.getUser()))
+        if (CB->isCallee(&U)) CB->setCalledOperand(Wrapper.getCallee());
+  }
+  Function *AtExit = M.getFunction("atexit");
+  if (!AtExit || !AtExit->isDeclaration() || AtExit->arg_size() != 1) return;
+  Type *BytePtr = PointerType::getUnqual(Type::getInt8Ty(C));
+  GlobalVariable *Dso = M.getGlobalVariable("__dso_handle", true);
+  if (!Dso) {
+    Dso = new GlobalVariable(M, Type::getInt8Ty(C), false, GlobalValue::ExternalLinkage, nullptr,
+                             "__dso_handle");
+    Dso->setVisibility(GlobalValue::HiddenVisibility);
+  }
+  FunctionType *FT = FunctionType::get(AtExit->getReturnType(),
+                                       {AtExit->getFunctionType()->getParamType(0), BytePtr},
+                                       false);
+  FunctionCallee Wrapper = M.getOrInsertFunction(CT_SYM_ATEXIT, FT);
+  for (Use &U : make_early_inc_range(AtExit->uses()))
+    if (auto *CI = dyn_cast<CallInst>(U.getUser()))
+      if (CI->isCallee(&U)) {
+        IRBuilder<> B(CI);
+        CallInst *New = B.CreateCall(
+            Wrapper, {CI->getArgOperand(0), B.CreatePointerCast(Dso, BytePtr)});
+        New->setDebugLoc(CI->getDebugLoc());
+        CI->replaceAllUsesWith(New);
+        CI->eraseFromParent();
+      }
+}
+
 PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
   Options &O = currentOptions();
   LLVMContext &Ctx = M.getContext();
@@ -284,7 +323,10 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
   }
   Meta.emit();
   redirectThreadCreation(M);
-  if (O.defersCalls()) redirectLongjmps(M);
+  if (O.defersCalls()) {
+    redirectLongjmps(M);
+    redirectExitHandlers(M);
+  }
   appendToCompilerUsed(M, Anchors);
   if (AnyAccVar) upgradeLineTablesOnlyUnits(M);
   return PreservedAnalyses::none();

@@ -143,7 +143,8 @@ int ct_ring_extract(const struct ct_dump_ring *r, uint64_t end_ns, struct ct_rin
         base = w1;
         continue;
       }
-      if (kind == CT_SLOT_ABANDON) continue; /* read by postorder.c (timeline.c's po_gather) */
+      if (kind == CT_SLOT_ABANDON || kind == CT_SLOT_TOPLEVEL)
+        continue; /* read by postorder.c (timeline.c's po_gather) */
       if (kind == CT_SLOT_BAD) {
         out->skipped++;
         continue;

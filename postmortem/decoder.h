@@ -67,6 +67,7 @@ enum ct_slot_kind {
   CT_SLOT_CUT,    /* a CUT marker: w1 is its full stamp */
   CT_SLOT_SEQ,    /* a SEQ marker: w1 is the full stamp counter */
   CT_SLOT_ABANDON, /* a frame a longjmp discarded in a deferred call (CT_TAG_ABANDON) */
+  CT_SLOT_TOPLEVEL, /* an exit handler starts (CT_TAG_TOPLEVEL) */
   CT_SLOT_BAD     /* an unknown marker, or a record torn by the crash (w1 == 0) */
 };
 
@@ -82,6 +83,7 @@ static inline enum ct_slot_kind ct_slot_kind(uint64_t w0, uint64_t w1) {
   uint32_t tag = (w0 & CT_REC_STAMPED) ? 0 : (uint32_t)(w0 >> CT_REC_TAG_SHIFT);
   if (tag == CT_TAG_SEQ) return CT_SLOT_SEQ;
   if (tag == CT_TAG_ABANDON && w1) return CT_SLOT_ABANDON;
+  if (tag == CT_TAG_TOPLEVEL && w1) return CT_SLOT_TOPLEVEL;
   if ((tag != 0 && tag != CT_TAG_CUT) || w1 == 0) return CT_SLOT_BAD;
   return tag == CT_TAG_CUT ? CT_SLOT_CUT : CT_SLOT_RECORD;
 }
@@ -101,7 +103,9 @@ static inline int ct_slot_rec(uint64_t w0, uint64_t w1, uint64_t fn_base, uint64
     return 1;
   }
   enum ct_slot_kind kind = ct_slot_kind(w0, w1);
-  if (kind == CT_SLOT_SEQ || kind == CT_SLOT_BAD || kind == CT_SLOT_ABANDON) return 0;
+  if (kind == CT_SLOT_SEQ || kind == CT_SLOT_BAD || kind == CT_SLOT_ABANDON ||
+      kind == CT_SLOT_TOPLEVEL)
+    return 0;
   int cut = kind == CT_SLOT_CUT;
   uint64_t id = w0 & CT_REC_ADDR_MASK;       /* the function: record_base - id (ABI 4) */
   if (!cut && (id & CT_REC_DEFER_MARK)) return 0; /* a deferred call's mark (its stamp orders) */

@@ -149,6 +149,8 @@ struct po {
     uint32_t site;
   } *resumes;
   size_t nresumes;
+  size_t floor; /* items below it returned before an exit handler started (CT_PO_TOPLEVEL):
+                   no later record takes them */
   int lost;          /* the history starts after lost records (the ring wrapped) */
   size_t lost_calls; /* match_back gave up on this many first calls (their records lost) */
 };
@@ -609,7 +611,7 @@ static void apply_marks(struct po *p) {
 static size_t simple_back(struct po *p, const struct slot *s, size_t k, size_t top) {
   for (size_t i = k; i-- > 0; top--) {
     const struct ct_mfunc *g = callee(p, &s[i]);
-    if (!g || cached(p, &s[i])->quiet || top == 0 || p->st[top - 1].f != g ||
+    if (!g || cached(p, &s[i])->quiet || top <= p->floor || p->st[top - 1].f != g ||
         p->st[top - 1].state != IT_DONE)
       return NONE_POS;
   }
@@ -835,9 +837,9 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
     size_t top = p->n, lost;
     struct list before = EMPTY, after = EMPTY;
     p->lost_calls = 0;
-    if (!match_back(p, calls->v, calls->n, 0, &top, 0, &after)) return 0;
+    if (!match_back(p, calls->v, calls->n, p->floor, &top, 0, &after)) return 0;
     lost = p->lost_calls;
-    if (!lost && !match_back(p, pre->v, pre->n, 0, &top, 0, &before)) return 0;
+    if (!lost && !match_back(p, pre->v, pre->n, p->floor, &top, 0, &before)) return 0;
     if (commit) {
       p->recs[r].aux = (uint32_t)lost;
       it->recs = EMPTY;
@@ -870,7 +872,7 @@ static void mark_discarded(struct po *p, size_t from, size_t to) {
  * deferred calls' frames it wrote at the longjmp, CT_PO_ABANDON). 1 if placed, 0 if f has no
  * such invocation near the top, -1 out of memory. */
 static int place_resume(struct po *p, const struct ct_mfunc *f, size_t r, struct item *it) {
-  for (size_t j = p->n; j-- > 0 && p->n - j <= 4096;) {
+  for (size_t j = p->n; j-- > p->floor && p->n - j <= 4096;) {
     struct item *o = &p->st[j];
     if (o->f != f || o->state == IT_DONE) continue;
     p->commit = 1;
@@ -900,7 +902,7 @@ static int place_resume(struct po *p, const struct ct_mfunc *f, size_t r, struct
 static int place_record_as(struct po *p, const struct ct_mfunc *f, size_t r, uint32_t start,
                            const struct slots *calls, struct slots *pre, struct item *it) {
   if (start != 0)
-    for (size_t j = p->n; j-- > 0;) {
+    for (size_t j = p->n; j-- > p->floor;) {
       struct item *o = &p->st[j];
       if (o->f != f || o->state != IT_OPEN) continue;
       int ok = continue_item(p, j, r, start, calls, pre);
@@ -1013,7 +1015,7 @@ static int place_abandoned(struct po *p, size_t r, struct slots *calls, struct s
   struct slot in = calls->v[--calls->n]; /* the call it was in */
   const struct ct_mfunc *g = callee(p, &in);
   size_t sub = p->n; /* the discarded invocation's item: the topmost of g, not far down */
-  for (size_t j = p->n; g && j-- > 0 && p->n - j <= 64;)
+  for (size_t j = p->n; g && j-- > p->floor && p->n - j <= 64;)
     if (p->st[j].f == g) {
       sub = j;
       break;
@@ -1224,6 +1226,7 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
   for (size_t r = 0; r + nframes < n; r++) {
     p.next[r] = NONE;
     recs[r].callback = 0;
+    if (recs[r].flags & CT_PO_TOPLEVEL) p.floor = p.n; /* an exit handler starts */
     if (recs[r].flags & CT_PO_ABANDON) {
       int placed = recs[r].aux ? place_abandoned(&p, r, &calls, &pre) : 1; /* 0: in no deferred
                                                                               call, left out */
@@ -1251,7 +1254,7 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
                      ? place_resume(&p, f, r, &it)
                      : 0;
     if (!placed) placed = place_record(&p, f, r, start, &calls, &pre, &it);
-    for (size_t k = p.n; placed == 0 && k-- > 0 && p.n - k <= 16;) {
+    for (size_t k = p.n; placed == 0 && k-- > p.floor && p.n - k <= 16;) {
       if (!split_join(&p, k)) continue;
       placed = place_record(&p, f, r, start, &calls, &pre, &it);
       if (placed == 0) rejoin(&p, k);
@@ -1264,7 +1267,7 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
       if (push(&p, it) != 0) goto out;
     }
   }
-  size_t anchor = 0;
+  size_t anchor = p.floor;
   if (place_frames(&p, recs, n - nframes, n, &calls, &anchor) != 0) goto out;
   frozen_callbacks(&p);
   /* The history's end: an open invocation whose last piece wrote nothing (an elided return,

@@ -39,6 +39,8 @@ enum {
                           slot; aux: its stop, as a frame's, 0 when it was in no deferred call) */
   CT_PO_SAVED = 16,    /* a record that follows a longjmp's CT_PO_ABANDON marks: the longjmp
                           wrote every discarded frame that was in a deferred call */
+  CT_PO_TOPLEVEL = 32, /* a record that follows a CT_TAG_TOPLEVEL marker: an exit handler's
+                          first, no callee of a call before it */
 };
 struct ct_po_rec {
   uint32_t ref;     /* where it is (struct ct_po_src) */

@@ -109,6 +109,7 @@ struct po_buf {
   size_t n, v_bytes;
   struct ct_po_src src;
   int saved; /* a longjmp's marks were just gathered: the next record gets CT_PO_SAVED */
+  int toplevel; /* an exit handler's marker was: the next record gets CT_PO_TOPLEVEL */
 };
 
 /* The two arrays of a record each (16 bytes a record: 64 MB for a 64 MB dump) are mapped in
@@ -147,15 +148,18 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
     struct ct_rec r;
     if (!ct_slot_rec(w[2 * s], w[2 * s + 1], sr->fn_base, sr->clock[c], sr->step[c], s, &r) ||
         !r.fn) {
-      if (ct_slot_kind(w[2 * s], w[2 * s + 1]) == CT_SLOT_ABANDON) { /* its stop: po_decode */
+      const enum ct_slot_kind kind = ct_slot_kind(w[2 * s], w[2 * s + 1]);
+      if (kind == CT_SLOT_ABANDON) { /* its stop: po_decode */
         b->v[b->n++] = (struct ct_po_rec){chunk | (uint32_t)s, mod, CT_PO_ABANDON, 0, 0};
         b->saved = 1;
       }
+      b->toplevel |= kind == CT_SLOT_TOPLEVEL;
       continue;
     }
-    const uint8_t flags = (uint8_t)((gap ? CT_PO_GAP : 0) | (b->saved ? CT_PO_SAVED : 0));
+    const uint8_t flags = (uint8_t)((gap ? CT_PO_GAP : 0) | (b->saved ? CT_PO_SAVED : 0) |
+                                    (b->toplevel ? CT_PO_TOPLEVEL : 0));
     b->v[b->n++] = (struct ct_po_rec){chunk | (uint32_t)s, mod, flags, 0, 0};
-    b->saved = 0;
+    b->saved = b->toplevel = 0;
     gap = 0;
   }
   return gap;

@@ -96,6 +96,10 @@
 #define CT_SYM_LONGJMP_PREFIX "__crashtrail_" /* + longjmp, _longjmp, siglongjmp,
                                                 * __longjmp_chk: the defer slots of the frames
                                                 * it discards written first (defer-calls) */
+#define CT_SYM_CXA_ATEXIT "__crashtrail___cxa_atexit" /* __cxa_atexit's signature: the handler
+                                                * run after a CT_TAG_TOPLEVEL marker */
+#define CT_SYM_ATEXIT "__crashtrail_atexit"     /* int (void (*)(void), void *dso): atexit,
+                                                * the calling module's __dso_handle added */
 #define CT_SYM_PTHREAD_CREATE "__crashtrail_pthread_create" /* pthread_create's signature: the
                                                        * thread set up before its routine */
 
@@ -135,6 +139,9 @@
  * The frame may not be in a deferred call (the slot then holds an older call's path): the
  * post-mortem keeps it only if the return address is a deferred call's. */
 #define CT_TAG_ABANDON 0xC7A4u
+/* An exit handler that instrumented code registered starts here (defer-calls;
+ * runtime/exit_handlers.c): the records after it are no callees of calls before it. w1: 1. */
+#define CT_TAG_TOPLEVEL 0xC7A5u
 #define CT_ABANDON_FN_BITS 30u
 #define CT_ABANDON_RET_BITS 17u
 
