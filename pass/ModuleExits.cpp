@@ -57,6 +57,7 @@ ModuleExits findModuleExits(Module &M, const std::vector<Function *> &Instrument
     if ((!F.hasLocalLinkage() && !F.hasHiddenVisibility()) || F.hasAddressTaken())
       X.ReturnsToUninstrumented.insert(&F);
     if (Ours.count(&F)) continue;
+    X.Uninstrumented.insert(&F);
     for (BasicBlock &BB : F)
       for (Instruction &I : BB)
         if (auto *CB = dyn_cast<CallBase>(&I))

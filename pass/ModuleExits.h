@@ -32,7 +32,11 @@ namespace crashtrail {
 
 struct ModuleExits {
   llvm::SmallPtrSet<const llvm::Function *, 8> EnteredFromOutside, ExitsToOutside,
-      ReturnsToUninstrumented, Constructors;
+      ReturnsToUninstrumented, Constructors,
+      // defined here but not instrumented (no_instrument_function, an ignore list): code
+      // without records whose callbacks, with deferred calls, would look like those of the
+      // deferred call before it, so calls to it are not deferred
+      Uninstrumented;
 };
 
 // Instrumented: the functions that will be instrumented (the others run no records).

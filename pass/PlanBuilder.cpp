@@ -142,7 +142,9 @@ struct Builder {
       // point instead (the callee returns the accumulator with any fill).
       if (callCarriesAcc(*CI)) {
         AfterFlow.insert(Cont);
-      } else if (DeferCalls && mayDeferRecord(*CI) && (ForeignMarks || !calleeMayBeForeign(*CI))) {
+      } else if (DeferCalls && mayDeferRecord(*CI) &&
+                 !X.Uninstrumented.count(CI->getCalledFunction()) &&
+                 (ForeignMarks || !calleeMayBeForeign(*CI))) {
         // The record goes on across the call; the callee's records reach the ring first.
         Deferred.insert(CI);
       } else {
