@@ -30,20 +30,10 @@ struct exit_note {
   int plain; /* atexit's: fn takes no argument */
 };
 
-/* The module whose code is at addr, or NULL. */
-static const struct ct_module *module_at(uintptr_t addr) {
-  uint32_t n = atomic_load(&ct_module_count);
-  for (uint32_t i = 0; i < n && i < CT_MAX_MODULES; i++) {
-    const struct ct_module *m = &ct_modules[i];
-    if (addr >= m->map_start && addr < m->map_end && !(m->flags & CT_MOD_UNLOADED)) return m;
-  }
-  return NULL;
-}
-
 static void run_exit_handler(void *p) {
   struct exit_note h = *(struct exit_note *)p;
   free(p);
-  const struct ct_module *m = module_at((uintptr_t)h.fn);
+  const struct ct_module *m = ct_module_at((uintptr_t)h.fn);
   if (m) ct_ring_put_module(m, (uint64_t)CT_TAG_TOPLEVEL << CT_REC_TAG_SHIFT, 1);
   if (h.plain) ((void (*)(void))(void *)h.fn)();
   else h.fn(h.arg);

@@ -48,19 +48,14 @@ static uintptr_t demangle(uintptr_t v) {
 
 /* The module whose defer table lists a function starting at fn, and that entry. */
 static const struct ct_defer_entry *defer_entry(uintptr_t fn, const struct ct_module **mod) {
-  uint32_t n = atomic_load(&ct_module_count);
-  for (uint32_t i = 0; i < n && i < CT_MAX_MODULES; i++) {
-    const struct ct_module *m = &ct_modules[i];
-    if (fn < m->map_start || fn >= m->map_end || (m->flags & CT_MOD_UNLOADED)) continue;
-    const struct ct_module_desc *d = m->desc;
-    if (!d || d->abi_version < 6 || !d->defer_start) return NULL;
-    for (const struct ct_defer_entry *e = d->defer_start; e < d->defer_stop; e++)
-      if (e->fn == fn) {
-        *mod = m;
-        return e;
-      }
-    return NULL;
-  }
+  const struct ct_module *m = ct_module_at(fn);
+  const struct ct_module_desc *d = m ? m->desc : NULL;
+  if (!d || d->abi_version < 6 || !d->defer_start) return NULL;
+  for (const struct ct_defer_entry *e = d->defer_start; e < d->defer_stop; e++)
+    if (e->fn == fn) {
+      *mod = m;
+      return e;
+    }
   return NULL;
 }
 

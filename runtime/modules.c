@@ -177,6 +177,15 @@ struct ct_module *ct_module_for(struct ct_module_desc *desc) {
   return m;
 }
 
+const struct ct_module *ct_module_at(uintptr_t addr) {
+  uint32_t n = atomic_load(&ct_module_count);
+  for (uint32_t i = 0; i < n && i < CT_MAX_MODULES; i++) {
+    const struct ct_module *m = &ct_modules[i];
+    if (addr >= m->map_start && addr < m->map_end && !(m->flags & CT_MOD_UNLOADED)) return m;
+  }
+  return NULL;
+}
+
 CT_EXPORT void __crashtrail_register_module(struct ct_module_desc *desc) {
   ct_ensure_init();
   if (desc->abi_version != CT_ABI_VERSION && desc->abi_version != 5) { /* 5: no defer table */

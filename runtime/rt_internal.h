@@ -90,6 +90,7 @@ struct ct_module {
 CT_HIDDEN extern struct ct_module ct_modules[CT_MAX_MODULES];
 CT_HIDDEN extern _Atomic uint32_t ct_module_count;
 CT_HIDDEN struct ct_module *ct_module_for(struct ct_module_desc *desc); /* any (registers once) */
+CT_HIDDEN const struct ct_module *ct_module_at(uintptr_t addr); /* any: whose code is at addr */
 CT_HIDDEN void ct_modules_after_fork(void);   /* normal (atfork child) */
 
 /* ---- threads and rings (ring.c) ------------------------------------------------------------- */
