@@ -1020,9 +1020,16 @@ static int place_abandoned(struct po *p, size_t r, struct slots *calls, struct s
       sub = j;
       break;
     }
+  /* a call into code without records (raise, whose signal handler called siglongjmp): its
+   * callbacks, the items on top of functions no direct call names, as match_back takes them */
+  while (!g && sub > p->floor && !directly_called(p, p->st[sub - 1].f) && !before_main(p, sub - 1))
+    sub--;
   size_t nsub = p->n - sub;
-  if (nsub) mark_discarded(p, sub, p->n); /* kept if it is placed (marks are not undone: its
-                                             items are that call's either way) */
+  /* marked as that call's callbacks, then each as the invocation of the open item below it
+   * where that one waits in a call through a pointer or into code without records; kept if the
+   * record is not placed (its items are those calls' either way) */
+  for (size_t j = sub; !g && j < p->n; j++) mark_callback(p, j, in.mb);
+  if (nsub) mark_discarded(p, sub, p->n);
   struct item *saved = nsub ? malloc(nsub * sizeof *saved) : NULL;
   if (nsub && !saved) return -1;
   if (nsub) memcpy(saved, &p->st[sub], nsub * sizeof *saved);
