@@ -20,6 +20,8 @@
  * The target's stack pointer is read from the jmp_buf as glibc's x86-64 setjmp mangles it
  * (PTR_MANGLE: xor with the thread's pointer guard at %fs:0x30, then rol 0x11; JB_RSP is word
  * 6), as ThreadSanitizer's longjmp interceptor does.
+ * With two modules or more (stamping on) a CT_TAG_CUT with a fresh stamp follows the markers
+ * in every ring of the thread, so that they are ordered where the jump happened.
  * Invariants: nothing is written unless the frame's slot lies in the stack being discarded, at or
  * above the frame's stack pointer; a frame is
  * found in the table by its exact start (_Unwind_GetRegionStart), so a function of another
@@ -38,6 +40,7 @@
 
 struct discard_walk {
   uintptr_t target_sp; /* the setjmp caller's stack pointer: frames below it go */
+  int stamped;         /* a marker went to the ring of a module that stamps */
 };
 
 static uintptr_t demangle(uintptr_t v) {
@@ -77,14 +80,19 @@ static _Unwind_Reason_Code discard_frame(struct _Unwind_Context *ctx, void *arg)
   uint64_t id = (uint64_t)((uintptr_t)m->desc - fn), off = ret - fn;
   if (!acc || id >= (UINT64_C(1) << CT_ABANDON_FN_BITS)) return _URC_NO_REASON;
   if (off >= (UINT64_C(1) << CT_ABANDON_RET_BITS)) off = 0;
-  ct_ring_put_module(m, (uint64_t)CT_TAG_ABANDON << CT_REC_TAG_SHIFT | off << CT_ABANDON_FN_BITS | id,
-                     acc);
+  uint64_t w0 = (uint64_t)CT_TAG_ABANDON << CT_REC_TAG_SHIFT | off << CT_ABANDON_FN_BITS | id;
+  if (ct_ring_put_module(m, w0, acc))
+    w->stamped |= __atomic_load_n(&m->desc->chunk_mask, __ATOMIC_RELAXED) == 0;
   return _URC_NO_REASON;
 }
 
 static __attribute__((noinline)) void save_discarded(const void *env) {
-  struct discard_walk w = {demangle(((const uintptr_t *)env)[JB_RSP])};
+  struct discard_walk w = {demangle(((const uintptr_t *)env)[JB_RSP]), 0};
   _Unwind_Backtrace(discard_frame, &w);
+  /* With two modules the rings are merged by stamps, a segment ordered by the stamped record
+   * that ends it: a fresh stamp in every ring of the thread ends the markers' segments here,
+   * before whatever the thread writes after the jump, in any module. */
+  if (w.stamped) ct_thread_cut_rings();
 }
 
 CT_EXPORT __attribute__((noreturn)) void __crashtrail_longjmp(jmp_buf env, int val) {
