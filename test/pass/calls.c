@@ -4,8 +4,8 @@
 // are stamped (they may leave the module), but not calls of hidden functions, which resolve
 // within the module even when only declared (hidden_ext). The call to external() follows
 // local()'s return along no branch: its record would be empty, so it is elided (see elide.c).
-// RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s
-// RUN: %clang -fplugin=%plugin -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s --check-prefix=META
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -S -emit-llvm %s -o - | FileCheck %s
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s --check-prefix=META
 #include <stdlib.h>
 #include <string.h>
 

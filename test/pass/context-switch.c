@@ -5,7 +5,7 @@
 // external call in the same position (work(2)) is elidable: the decoder re-creates its record.
 // Nor is the first flush after a switch or a setjmp (the decoder cannot predict the frame's
 // arrival there); before 2026-11-27 the setjmp case was elided all the same (work(8)).
-// RUN: %clang -fplugin=%plugin -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s
 #include <setjmp.h>
 #include <ucontext.h>
 

@@ -18,7 +18,7 @@
 // RUN: %crashtrail meta %t.o | FileCheck %s --check-prefix=QSORT
 // RUN: %clang -fplugin=%plugin -mllvm -crashtrail-defer-calls -O2 -fPIC -c %s -o %t2.o
 // RUN: %crashtrail meta %t2.o | FileCheck %s --check-prefix=META
-// RUN: %clang -fplugin=%plugin -O2 -c %s -o %t3.o
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -c %s -o %t3.o
 // RUN: %crashtrail meta %t3.o | FileCheck %s --check-prefix=OFF
 // Carried accumulators (carry-acc) turn deferred calls off: the post-order parse does not place
 // their records.

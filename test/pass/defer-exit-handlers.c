@@ -5,7 +5,7 @@
 // __cxa_atexit), __cxa_atexit (C++ static destructors) keeps its arguments. The ring build calls
 // them directly.
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=1 -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=DEFER
-// RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=RING
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=RING
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=1 -O0 -g %s %rt -o %t && %t | FileCheck %s --check-prefix=OUT
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 // The timeline then shows every step the discarded frames took before the longjmp (`mid`'s
 // lines between its calls), at -O0 and -O2, with no gap.
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=1 -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=IR
-// RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=RING
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -S -emit-llvm %s -o - | FileCheck %s --check-prefix=RING
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=1 -O2 -g %s %rt -o %t2
 // RUN: rm -rf %t2.d && mkdir %t2.d && env CRASHTRAIL_DIR=%t2.d %t2 | FileCheck %s --check-prefix=OUT
 // RUN: %crashtrail show --all %t2.d/*.ctd 2>&1 | FileCheck %s --check-prefix=SHOW

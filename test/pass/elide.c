@@ -5,8 +5,8 @@
 // reached from its entry), and so is its way out after a call (outer()'s return: it may return
 // to code without records, test/pass/module-exits.c). Elided flushes of calls that may leave
 // the module are still written once stamping is on (two instrumented modules).
-// RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s
-// RUN: %clang -fplugin=%plugin -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s --check-prefix=META
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -S -emit-llvm %s -o - | FileCheck %s
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s --check-prefix=META
 int g(int);
 int h(int);
 

@@ -4,9 +4,9 @@
 // a loop with a path that does not call keeps the latch's check. Likewise a computed-goto
 // dispatch: the targets whose handler calls on every way back to the dispatch have no check,
 // the others check after adding their code.
-// RUN: %clang -fplugin=%plugin -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s
-// RUN: %clang -fplugin=%plugin -O0 -c %s -o %t0.o && %crashtrail meta %t0.o | FileCheck %s
-// RUN: %clang -fplugin=%plugin -O2 %s %rt -o %t.exe && %t.exe | FileCheck %s --check-prefix=OUT
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O0 -c %s -o %t0.o && %crashtrail meta %t0.o | FileCheck %s
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 %s %rt -o %t.exe && %t.exe | FileCheck %s --check-prefix=OUT
 
 #include <stdio.h>
 

@@ -12,7 +12,7 @@
 //   entered from code without records: its entry's first flush is always written.
 // - A constructor (llvm.global_ctors) is flagged as one (CT_FN_CTOR, 256): the loader runs it
 //   before main, and the post-mortem must not take it for a callback of main's calls.
-// RUN: %clang -fplugin=%plugin -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s
 void sink(int);
 
 __attribute__((noinline)) static int helper(int x) {

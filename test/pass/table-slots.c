@@ -2,9 +2,9 @@
 // by the later block only: the thread's coarse time cannot change between them, so their last
 // and first times are equal. A call, a return or a check point between two blocks keeps their
 // entries apart.
-// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-mode=tables -O2 -g -c %s -o %t.o
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -fplugin-arg-crashtrail-mode=tables -O2 -g -c %s -o %t.o
 // RUN: %crashtrail meta %t.o | FileCheck %s
-// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-mode=tables -O2 -g -S -emit-llvm %s -o - | FileCheck %s --check-prefix=IR
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -fplugin-arg-crashtrail-mode=tables -O2 -g -S -emit-llvm %s -o - | FileCheck %s --check-prefix=IR
 
 extern int ext(int);
 volatile int g;

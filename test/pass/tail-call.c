@@ -8,9 +8,9 @@
 // may drop its callee's result and still jump to it (SQLite's pthreadMutexEnter); one whose only
 // call is a tail call is a leaf otherwise, so its slow paths are inline assembly and it needs
 // no stack (no push and pop around the record).
-// RUN: %clang -fplugin=%plugin -O2 -g -S -emit-llvm %s -o - | FileCheck %s
-// RUN: %clang -fplugin=%plugin -O2 -g -S %s -o - | FileCheck %s --check-prefix=ASM
-// RUN: %clang -fplugin=%plugin -O2 -g -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s --check-prefix=META
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -g -S -emit-llvm %s -o - | FileCheck %s
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -g -S %s -o - | FileCheck %s --check-prefix=ASM
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -O2 -g -c %s -o %t.o && %crashtrail meta %t.o | FileCheck %s --check-prefix=META
 int lessthan(void *L, int a, int b);
 int other(int);
 void sink(int);
