@@ -34,6 +34,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
+# What the ring build writes (a record before every call), for the cases that check its rings,
+# stamps and tables as such: with deferred calls a program may write no record before it dies.
+RING_BUILD = ["-fplugin-arg-crashtrail-defer-calls=0"]
 SKIP = 77
 
 # dump_format.h
@@ -502,7 +505,7 @@ def truncated_dump(c, r):
 def nested_corrupt(c):
     """The dump writer faults on runtime state the program corrupted: death by the ORIGINAL
     signal (SIGFPE), not SIGSEGV, and no hang."""
-    exe = c.build(["nested.c"], "nested", plain_objects=["nested_corrupt.c"])
+    exe = c.build(["nested.c"], "nested", plain_objects=["nested_corrupt.c"], flags=RING_BUILD)
     plain = c.build(["nested.c"], "nested-plain", plain=True, plain_objects=["nested_corrupt.c"])
     r, p = c.run([exe, "corrupt"], timeout=15), c.run([plain, "corrupt"])
     same_death(r, p, signal.SIGFPE)
@@ -514,7 +517,7 @@ def nested_corrupt(c):
 def nested_kill(c):
     """SIGSEGV sent to the thread writing a (slow, 64 MiB ring) dump of a SIGABRT: death by
     SIGABRT, no hang."""
-    exe = c.build(["nested.c"], "nested", plain_objects=["nested_corrupt.c"])
+    exe = c.build(["nested.c"], "nested", plain_objects=["nested_corrupt.c"], flags=RING_BUILD)
     plain = c.build(["nested.c"], "nested-plain", plain=True, plain_objects=["nested_corrupt.c"])
     env = {"CRASHTRAIL_RING_KB": "65536"}
     p = c.run([plain, "kill"], env=env, core=False)  # first: its watcher must find no dump
@@ -528,7 +531,7 @@ def nested_kill(c):
 def nested_ondemand(c):
     """The writer of an on-demand crashtrail_dump() faults (corrupted state): the crash handler
     must not wait for the dump its own thread holds; death by SIGSEGV, quickly."""
-    exe = c.build(["nested.c"], "nested", plain_objects=["nested_corrupt.c"])
+    exe = c.build(["nested.c"], "nested", plain_objects=["nested_corrupt.c"], flags=RING_BUILD)
     r = c.run([exe, "ondemand"], timeout=15)
     expect(r.sig == signal.SIGSEGV, "%s, expected SIGSEGV\n%s" % (r.how(), r.err))
     expect(r.secs < 5, "took %.1f s: the crash handler waited for its own thread" % r.secs)
@@ -625,7 +628,7 @@ def stamping(c):
     writes no stamped record at all; when an instrumented library is loaded, stamping turns
     on, the loading thread's existing ring gets one CUT marker, and from then on the records
     where control may change module are stamped (so the timeline keeps the module order)."""
-    exe = c.build(["crash.c"], "crash")
+    exe = c.build(["crash.c"], "crash", flags=RING_BUILD)
     r = c.run([exe, "segv"])
     expect(r.sig == signal.SIGSEGV, "crash segv: %s" % r.how())
     dump = c.one_dump(r)
@@ -635,8 +638,8 @@ def stamping(c):
     expect(raw["rings"] and all(g["records"] > 0 and g["stamped"] == 0 and g["cuts"] == 0
                                 for g in raw["rings"]),
            "one module: no stamps and no cuts expected: %s" % raw["rings"])
-    lib = c.build(["dl_lib.c"], "libct_dl.so", flags=["-shared", "-fPIC"])
-    exe2 = c.build(["dl_main.c"], "dl_main", flags=["-ldl"])
+    lib = c.build(["dl_lib.c"], "libct_dl.so", flags=["-shared", "-fPIC"] + RING_BUILD)
+    exe2 = c.build(["dl_main.c"], "dl_main", flags=["-ldl"] + RING_BUILD)
     r = c.run([exe2, lib])
     expect(r.sig == signal.SIGSEGV, "dl_main: %s" % r.how())
     dump = c.one_dump(r)
@@ -1047,7 +1050,7 @@ def dir_unwritable(c):
 @case("disk_full")
 def disk_full(c):
     """A full file system (a 64 KiB tmpfs): one line, the dump goes to the fallback."""
-    exe, plain = c.build_pair(["crash.c"], "crash")
+    exe, plain = c.build_pair(["crash.c"], "crash", flags=RING_BUILD)
     full = c.mkdir("full")
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "ct-full", full],
                       capture_output=True).returncode:
@@ -1288,7 +1291,7 @@ def table_grain(c):
     (1 ms by default, 16 units), so a shared hot entry changes hands between CPUs once per grain.
     The dump says which (the TABLE section's grain) and the timeline gives the resolution."""
     exe = c.build(["tables_threads.c"], "tables_threads",
-                  flags=["-fplugin-arg-crashtrail-mode=tables"])
+                  flags=["-fplugin-arg-crashtrail-mode=tables"] + RING_BUILD)
     sym = subprocess.run(["nm", exe], capture_output=True, text=True).stdout
     hot = [int(l.split()[0], 16) for l in sym.splitlines() if l.split()[-1] == "hot"]
     expect(len(hot) == 1, "no symbol hot in the program")
@@ -1365,7 +1368,7 @@ def config_case(c):
     """CRASHTRAIL_ENABLE=0 (no dump, same death), CRASHTRAIL_STACK_KB=0 (no stack slice),
     CRASHTRAIL_RING_KB=8 (rounded up to the smallest ring, two 16 KiB chunks), and 40 (rounded
     up to a whole number of chunks, 48 KiB)."""
-    exe, plain = c.build_pair(["crash.c"], "crash")
+    exe, plain = c.build_pair(["crash.c"], "crash", flags=RING_BUILD)
     p = c.run([plain, "segv"])
     r = c.run([exe, "segv"], env={"CRASHTRAIL_ENABLE": "0"})
     same_death(r, p, signal.SIGSEGV)
