@@ -91,8 +91,8 @@ def build(args, src, out, opt, instrumented, work):
         flags.append("-gline-tables-only")
     if instrumented and "pass-option" in spec:
         flags += ["-mllvm", spec["pass-option"]]
-    if instrumented and args.defer:
-        flags += ["-fplugin-arg-crashtrail-defer-calls=1"]
+    if instrumented:  # the ring build or deferred calls, whatever the pass's default
+        flags += ["-fplugin-arg-crashtrail-defer-calls=%d" % args.defer]
     link = []
     if "library" in spec:
         lib = spec["library"]
@@ -259,7 +259,8 @@ def main():
     ap.add_argument("--strip", choices=["debuglink", "build-id"],
                     help="strip the binary as a release would, keeping a separate debug file")
     ap.add_argument("--defer", action="store_true",
-                    help="build with deferred calls (-fplugin-arg-crashtrail-defer-calls=1); "
+                    help="build with deferred calls (-fplugin-arg-crashtrail-defer-calls=1; "
+                         "without it, =0: the ring build); "
                          "an expect-OPT@defer line, if any, replaces expect-OPT")
     args = ap.parse_args()
     spec = parse_header(args.program)
