@@ -36,6 +36,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
 # What the ring build writes (a record before every call), for the cases that check its rings,
 # stamps and tables as such: with deferred calls a program may write no record before it dies.
+# And for the on-demand dumps of four busy workers, decoded several times each: with deferred
+# calls their 256 KiB rings hold some two million steps each, 60 times the ring build's.
 RING_BUILD = ["-fplugin-arg-crashtrail-defer-calls=0"]
 SKIP = 77
 
@@ -1101,7 +1103,7 @@ def ondemand_checks(c, files, reasons):
 @case("ondemand.api")
 def ondemand_api(c):
     """crashtrail_dump() twice while four threads work: two dumps, the process goes on."""
-    exe = c.build(["ondemand.c"], "ondemand")
+    exe = c.build(["ondemand.c"], "ondemand", flags=RING_BUILD)
     r = c.run([exe, "api"])
     expect(r.code == 0 and "work continued" in r.out, "%s\n%s%s" % (r.how(), r.out, r.err))
     files = c.dump_files()
@@ -1148,7 +1150,7 @@ def valgrind_case(c):
 @case("ondemand.signal")
 def ondemand_signal(c):
     """CRASHTRAIL_DUMP_SIGNAL=SIGUSR2 sent twice from outside while four threads work."""
-    exe = c.build(["ondemand.c"], "ondemand")
+    exe = c.build(["ondemand.c"], "ondemand", flags=RING_BUILD)
     env = c.env({"CRASHTRAIL_DUMP_SIGNAL": "SIGUSR2"})
     err_path = os.path.join(c.work, "ondemand.err")
     with open(err_path, "w") as err:
