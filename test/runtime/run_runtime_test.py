@@ -1070,7 +1070,7 @@ def disk_full(c):
 def fsize_limit(c):
     """RLIMIT_FSIZE of 16 KiB: the dump fails in both directories, each said in one line; no
     cut file is left; the process dies of its own SIGSEGV, not SIGXFSZ."""
-    exe, plain = c.build_pair(["crash.c"], "crash")
+    exe, plain = c.build_pair(["crash.c"], "crash", flags=RING_BUILD)  # a dump over 16 KiB
     r = c.run([exe, "segv"], fsize=16384)
     p = c.run([plain, "segv"], fsize=16384)
     same_death(r, p, signal.SIGSEGV)
