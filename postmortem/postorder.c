@@ -1274,7 +1274,9 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
       if (push(&p, it) != 0) goto out;
     }
   }
-  size_t anchor = p.floor;
+  /* From the bottom, not the floor: an exit handler ran inside exit(), which frames still on
+   * the stack may have called (sed's bad_prog), and those frames' open items are below it. */
+  size_t anchor = 0;
   if (place_frames(&p, recs, n - nframes, n, &calls, &anchor) != 0) goto out;
   frozen_callbacks(&p);
   /* The history's end: an open invocation whose last piece wrote nothing (an elided return,
