@@ -27,10 +27,10 @@
 #include "Options.h"
 #include "PlanBuilder.h"
 #include "RuntimeGlue.h"
+#include "SlowPathAsm.h"
 #include "TableSlots.h"
 #include "crashtrail/abi.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/BranchProbabilityInfo.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Constants.h"
@@ -153,6 +153,13 @@ static GlobalValue *anchorFor(Function &F) {
   return GlobalAlias::create(GlobalValue::InternalLinkage, F.getName() + ".crashtrail", &F);
 }
 
+// Every direct call of From in the module calls To instead (the runtime's wrappers below).
+static void redirectCalls(Function *From, FunctionCallee To) {
+  for (Use &U : make_early_inc_range(From->uses()))
+    if (auto *CB = dyn_cast<CallBase>(U.getUser()))
+      if (CB->isCallee(&U)) CB->setCalledOperand(To.getCallee());
+}
+
 // Threads this module creates are set up before their start routine runs (their alternate
 // signal stack: a stack overflow before a thread's first record would otherwise kill the
 // process without a dump, runtime/thread_start.c): direct calls of pthread_create, in every
@@ -161,11 +168,7 @@ static GlobalValue *anchorFor(Function &F) {
 static void redirectThreadCreation(Module &M) {
   Function *Create = M.getFunction("pthread_create");
   if (!Create || !Create->isDeclaration()) return;
-  FunctionCallee Wrapper =
-      M.getOrInsertFunction(CT_SYM_PTHREAD_CREATE, Create->getFunctionType());
-  for (Use &U : make_early_inc_range(Create->uses()))
-    if (auto *CB = dyn_cast<CallBase>(U.getUser()))
-      if (CB->isCallee(&U)) CB->setCalledOperand(Wrapper.getCallee());
+  redirectCalls(Create, M.getOrInsertFunction(CT_SYM_PTHREAD_CREATE, Create->getFunctionType()));
 }
 
 // A longjmp discards the frames below its target, and with deferred calls their paths since
@@ -177,11 +180,8 @@ static void redirectLongjmps(Module &M) {
   for (const char *Name : {"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk"}) {
     Function *LJ = M.getFunction(Name);
     if (!LJ || !LJ->isDeclaration()) continue;
-    FunctionCallee Wrapper = M.getOrInsertFunction(
-        (std::string(CT_SYM_LONGJMP_PREFIX) + Name), LJ->getFunctionType(), LJ->getAttributes());
-    for (Use &U : make_early_inc_range(LJ->uses()))
-      if (auto *CB = dyn_cast<CallBase>(U.getUser()))
-        if (CB->isCallee(&U)) CB->setCalledOperand(Wrapper.getCallee());
+    redirectCalls(LJ, M.getOrInsertFunction(std::string(CT_SYM_LONGJMP_PREFIX) + Name,
+                                            LJ->getFunctionType(), LJ->getAttributes()));
   }
 }
 
@@ -192,11 +192,11 @@ static void redirectLongjmps(Module &M) {
 static void emitDeferEntry(Module &M, const FunctionPlan &P) {
   std::string S = "\t.pushsection " CT_SECTION_DEFER ",\"aw";
   if (const Comdat *C = P.F->getComdat()) {
-    for (char Ch : C->getName())
-      if (!isAlnum(Ch) && Ch != '_' && Ch != '.') return; // the group's name would need quoting
+    if (!plainAsmName(C->getName())) return; // the group's name would need quoting
     S += "G\",@progbits," + C->getName().str() + ",comdat\n";
+  } else {
+    S += "\",@progbits\n";
   }
-  else S += "\",@progbits\n";
   S += "\t.p2align 3\n\t.quad " + P.Anchor->getName().str() + "\n\t.quad .L" +
        P.F->getName().str() + "$frame_escape_0\n\t.popsection\n";
   M.appendModuleInlineAsm(S);
@@ -209,12 +209,8 @@ static void emitDeferEntry(Module &M, const FunctionPlan &P) {
 // atexit passes to __cxa_atexit. After the metadata is written, as the other redirections.
 static void redirectExitHandlers(Module &M) {
   LLVMContext &C = M.getContext();
-  if (Function *Cxa = M.getFunction("__cxa_atexit"); Cxa && Cxa->isDeclaration()) {
-    FunctionCallee Wrapper = M.getOrInsertFunction(CT_SYM_CXA_ATEXIT, Cxa->getFunctionType());
-    for (Use &U : make_early_inc_range(Cxa->uses()))
-      if (auto *CB = dyn_cast<CallBase>(U.getUser()))
-        if (CB->isCallee(&U)) CB->setCalledOperand(Wrapper.getCallee());
-  }
+  if (Function *Cxa = M.getFunction("__cxa_atexit"); Cxa && Cxa->isDeclaration())
+    redirectCalls(Cxa, M.getOrInsertFunction(CT_SYM_CXA_ATEXIT, Cxa->getFunctionType()));
   Function *AtExit = M.getFunction("atexit");
   if (!AtExit || !AtExit->isDeclaration() || AtExit->arg_size() != 1) return;
   Type *BytePtr = PointerType::getUnqual(Type::getInt8Ty(C));

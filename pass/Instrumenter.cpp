@@ -56,7 +56,6 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/DIBuilder.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
@@ -283,8 +282,7 @@ struct Emitter {
   // computed record ids, LTO's: a function renamed at link time would not define the symbol
   // the module's assembly names.)
   static bool deferSlotAllowed(Function &F) {
-    for (char C : F.getName())
-      if (!isAlnum(C) && C != '_' && C != '.') return false;
+    if (!plainAsmName(F.getName())) return false;
     for (BasicBlock &BB : F)
       for (Instruction &I : BB) {
         if (auto *AI = dyn_cast<AllocaInst>(&I))

@@ -99,7 +99,7 @@ RuntimeGlue::RuntimeGlue(Module &M, bool ComputedRecordIds)
   if (!ModuleDesc) {
     StructType *DescTy = StructType::create(
         C, {I32, I32, BytePtr, BytePtr, BytePtr, BytePtr, BytePtr, BytePtr},
-                                            "struct.crashtrail_module_desc");
+        "struct.crashtrail_module_desc");
     Constant *Init = ConstantStruct::get(
         DescTy, {ConstantInt::get(I32, CT_ABI_VERSION), ConstantInt::get(I32, CT_CHUNK_BYTES - 1),
                  weakHiddenByte(M, "__ehdr_start"),

@@ -63,7 +63,7 @@ using namespace llvm;
 
 namespace crashtrail {
 
-static bool plainAsmName(StringRef S) {
+bool plainAsmName(StringRef S) {
   if (S.empty()) return false;
   for (char C : S)
     if (!isAlnum(C) && C != '_' && C != '.') return false;

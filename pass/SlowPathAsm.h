@@ -13,6 +13,9 @@ namespace crashtrail {
 struct RuntimeGlue;
 struct Options;
 
+// Whether a symbol name can stand in assembly unquoted (letters, digits, '_', '.').
+bool plainAsmName(llvm::StringRef S);
+
 // The section a function's cold fragments go to (in the function's comdat group, if any), as
 // the flags part of a .pushsection; empty if the function cannot have one (its name would
 // need quoting; record ids are computed, which fragments cannot read; the options ask for

@@ -1030,26 +1030,25 @@ static int place_abandoned(struct po *p, size_t r, struct slots *calls, struct s
    * record is not placed (its items are those calls' either way) */
   for (size_t j = sub; !g && j < p->n; j++) mark_callback(p, j, in.mb);
   if (nsub) mark_discarded(p, sub, p->n);
-  struct item *saved = nsub ? malloc(nsub * sizeof *saved) : NULL;
-  if (nsub && !saved) return -1;
-  if (nsub) memcpy(saved, &p->st[sub], nsub * sizeof *saved);
+  struct item *above = nsub ? malloc(nsub * sizeof *above) : NULL;
+  if (nsub && !above) return -1;
+  if (nsub) memcpy(above, &p->st[sub], nsub * sizeof *above);
   p->n = sub;
   struct item it = {.f = f, .mod = mod, .state = IT_DONE, .recs = {(uint32_t)r, (uint32_t)r},
                     .own = (uint32_t)r};
   int placed = place_record(p, f, r, start, calls, pre, &it);
-  if (placed <= 0) { /* as it was (a record that fits nowhere leaves the stack alone) */
-    if (placed == 0 && nsub) memcpy(&p->st[sub], saved, nsub * sizeof *saved);
-    if (placed == 0) p->n = sub + nsub;
-    free(saved);
-    return placed;
+  if (placed == 0) { /* as it was: a record that fits nowhere leaves the stack alone */
+    if (nsub) memcpy(&p->st[sub], above, nsub * sizeof *above);
+    p->n = sub + nsub;
+  } else if (placed > 0) {
+    struct item *top = &p->st[p->n - 1];
+    p->commit = 1;
+    for (size_t i = 0; i < nsub; i++) append(p, &top->recs, above[i].recs);
+    top->state = IT_DONE;
+    top->wait = NULL;
   }
-  struct item *top = &p->st[p->n - 1];
-  p->commit = 1;
-  for (size_t i = 0; i < nsub; i++) append(p, &top->recs, saved[i].recs);
-  top->state = IT_DONE;
-  top->wait = NULL;
-  free(saved);
-  return 1;
+  free(above);
+  return placed;
 }
 
 /* Frame f's pieces matched forwards from *c: the non-deferred call its open item j waited in

@@ -41,7 +41,7 @@ static void run_exit_handler(void *p) {
 
 static int register_handler(void (*fn)(void *), void *arg, int plain, void *dso) {
   struct exit_note *h = malloc(sizeof *h);
-  if (!h) return plain ? __cxa_atexit(fn, NULL, dso) : __cxa_atexit(fn, arg, dso);
+  if (!h) return __cxa_atexit(fn, arg, dso); /* arg: NULL for atexit's */
   *h = (struct exit_note){fn, arg, plain};
   int rc = __cxa_atexit(run_exit_handler, h, dso);
   if (rc != 0) free(h);
