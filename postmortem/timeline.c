@@ -110,6 +110,12 @@ struct po_buf {
   struct ct_po_src src;
   int saved; /* a longjmp's marks were just gathered: the next record gets CT_PO_SAVED */
   int toplevel; /* an exit handler's marker was: the next record gets CT_PO_TOPLEVEL */
+  const struct ct_ring_records *rings; /* the thread's rings (build_thread_steps' rr) */
+  uint32_t *entry; /* per live chunk of every ring, its entry in src.chunks (CT_PO_NONE: none
+                      yet): a chunk gathered in many pieces (with two modules a segment ends
+                      at every stamped record) is named once, so the entries never outnumber
+                      the chunks */
+  size_t *entry_base; /* per ring: where its chunks start in entry[] */
 };
 
 /* The two arrays of a record each (16 bytes a record: 64 MB for a 64 MB dump) are mapped in
@@ -141,8 +147,13 @@ static void po_free(void *p, size_t bytes) {
 static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t c, size_t from,
                      size_t to, uint16_t mod, int gap) {
   const uint64_t *w = sr->live[c] + 2 * CT_CHUNK_HEADER_SLOTS;
-  const uint32_t chunk = (uint32_t)b->src.nchunks << b->src.shift;
-  b->src.chunks[b->src.nchunks++] = (struct ct_po_chunk){w, sr->fn_base, sr->clock[c], sr->step[c]};
+  uint32_t *e = &b->entry[b->entry_base[sr - b->rings] + c];
+  if (*e == CT_PO_NONE) {
+    *e = (uint32_t)b->src.nchunks;
+    b->src.chunks[b->src.nchunks++] =
+        (struct ct_po_chunk){w, sr->fn_base, sr->clock[c], sr->step[c]};
+  }
+  const uint32_t chunk = *e << b->src.shift;
   for (size_t s = from; s < to; s++) {
     if ((s & 3) == 0) __builtin_prefetch(&w[2 * s + 256]);
     struct ct_rec r;
@@ -241,18 +252,27 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
   return 0;
 }
 
-/* Room for the records of segments seg[0..nseg) and the frames: a slot each, a chunk entry per
- * chunk a segment touches, and slot numbers wide enough for the largest chunk. -1 when out of
- * memory or when the chunks outnumber what a 32-bit reference names (64 GB of rings). */
-static int po_reserve(struct po_buf *b, const struct segment *seg, size_t nseg) {
+/* Room for the records of segments seg[0..nseg) of rings[0..nrings) and the frames: a slot
+ * each, a chunk entry per live chunk of the rings, and slot numbers wide enough for the largest
+ * chunk. -1 when out of memory or when the chunks outnumber what a 32-bit reference names (64
+ * GB of rings). */
+static int po_reserve(struct po_buf *b, const struct ct_ring_records *rings, size_t nrings,
+                      const struct segment *seg, size_t nseg) {
   size_t slots = PO_MAX_FRAMES, chunks = 0, widest = 1;
   for (size_t s = 0; s < nseg; s++) {
     slots += seg[s].n;
-    chunks += seg[s].n / seg[s].rr->slots + 2;
     if (seg[s].rr->slots > widest) widest = seg[s].rr->slots;
+  }
+  b->rings = rings;
+  if (!(b->entry_base = malloc((nrings ? nrings : 1) * sizeof *b->entry_base))) return -1;
+  for (size_t i = 0; i < nrings; i++) {
+    b->entry_base[i] = chunks;
+    chunks += rings[i].nlive;
   }
   while (((size_t)1 << b->src.shift) < widest) b->src.shift++;
   if (b->src.shift >= 32 || chunks >= ((size_t)1 << (32 - b->src.shift))) return -1;
+  if (!(b->entry = malloc((chunks ? chunks : 1) * sizeof *b->entry))) return -1;
+  for (size_t i = 0; i < chunks; i++) b->entry[i] = CT_PO_NONE;
   b->v_bytes = slots * sizeof *b->v;
   b->v = po_alloc(b->v_bytes);
   b->src.chunks = malloc((chunks ? chunks : 1) * sizeof *b->src.chunks);
@@ -306,7 +326,7 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
     }
   }
   if (nseg) qsort(seg, nseg, sizeof *seg, seg_cmp);
-  if (defers && po_reserve(&po, seg, nseg) != 0) goto out;
+  if (defers && po_reserve(&po, rr, d->nrings, seg, nseg) != 0) goto out;
   uint64_t last_stamp = CT_NO_STAMP;
   for (size_t s = 0; s < nseg; s++) {
     struct ct_module *m = ct_modules_by_dump_id(t->mods, seg[s].module);
@@ -332,6 +352,8 @@ static int build_thread_steps(struct ct_timeline *t, struct ct_tl_thread *th,
 out:
   po_free(po.v, po.v_bytes);
   free(po.src.chunks);
+  free(po.entry);
+  free(po.entry_base);
   free(po.src.frames);
   free(po.src.frame_callers);
   if (rr)

@@ -732,6 +732,25 @@ def defer_marks(c):
            "the library wrote marks: %s" % raw["rings"])
     two = steps(dump)
     os.unlink(dump)
+    # With two modules every record is stamped and ends a segment of the merge: 1,000,000
+    # iterations leave some 2.3 M of them (besides 0.9 M marks) in 64 MB rings. When every
+    # piece gathered took a chunk entry of its own, two per segment were reserved, more than
+    # the 2^22 a record's 32-bit reference names (jsoncpp's unit tests: "out of memory").
+    r = c.run([exe2, "1000000"], env={"CRASHTRAIL_RING_KB": "65536"}, timeout=60)
+    expect(r.sig == signal.SIGSEGV, "two modules, 1,000,000 iterations: %s" % r.how())
+    dump = c.one_dump(r)
+    rings = c.raw(dump)["rings"]
+    stamped, marks = sum(g["stamped"] for g in rings), sum(g["marks"] for g in rings)
+    expect(stamped - marks > 2_200_000, "1,000,000 iterations should leave more than 2.2 M "
+           "stamped records besides the marks, not %d" % (stamped - marks))
+    p = subprocess.run([os.path.join(c.bin, "crashtrail"), "show", "--color=never", dump],
+                       capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, "crashtrail show failed on %d stamped records:\n%s" % (
+        stamped, p.stderr[-2000:]))
+    decoded = sum(int(m) for m in re.findall(r"steps from (\d+) records", p.stdout))
+    expect(decoded == stamped - marks, "%d records decoded of %d stamped, %d of them marks" % (
+        decoded, stamped, marks))
+    os.unlink(dump)
     # The same program built without the option: what the timelines must show.
     ring = c.build(["defer_main.c", "defer_lib.c"], "ring_one")
     r = c.run([ring, "300"])
