@@ -208,13 +208,15 @@ void ct_callstack_end_window(struct ct_callstack *cs) {
  * per calling block, and inlined it would give the cache lookup a big frame. */
 static __attribute__((noinline)) struct frame resolve_callee(struct ct_callstack *cs,
                                                              const struct frame *caller,
-                                                             const char *name) {
+                                                             const struct ct_mblock *mb) {
+  const char *name = mb->callee;
   struct frame fr = {.kind = FR_UNKNOWN, .cont = UINT32_MAX};
   if (!name) return fr; /* an indirect call */
   fr.kind = FR_OPAQUE;
   uint16_t mod;
   const struct ct_mfunc *g =
-      ct_modules_resolve_call(cs->t->mods, caller->mod, name, caller->f->unit, &mod);
+      ct_modules_resolve_call(cs->t->mods, caller->mod, name, caller->f->unit,
+                              (mb->flags & CT_BB_STAMPED) != 0, &mod);
   if (g) return known_frame(g, &cs->t->mods->mods[mod], mod, 0, UINT32_MAX);
   return fr;
 }
@@ -228,7 +230,7 @@ static const struct frame *callee_frame(struct ct_callstack *cs, const struct fr
   struct callee_slot *c = &cs->callees[h];
   if (c->block != mb) {
     c->block = mb;
-    c->frame = resolve_callee(cs, caller, mb->callee);
+    c->frame = resolve_callee(cs, caller, mb);
   }
   return &c->frame;
 }

@@ -267,6 +267,7 @@ int ct_modules_resolve(const struct ct_dump *d, const struct ct_resolve_opts *o,
     struct ct_module *m = &s->mods[s->n++];
     m->dump_id = (int)dm->hdr.id;
     m->instrumented = 1;
+    m->main_exe = (dm->hdr.flags & CT_MOD_MAIN) != 0;
     m->recorded_path = strdup(dm->path);
     m->name = base_name(m->recorded_path);
     m->bias = dm->hdr.load_bias;
@@ -372,9 +373,15 @@ static const struct ct_mfunc *by_symbol(struct ct_module *m, const char *name, i
 }
 
 const struct ct_mfunc *ct_modules_resolve_call(struct ct_modset *s, size_t from, const char *name,
-                                               uint32_t unit, uint16_t *mod) {
+                                               uint32_t unit, int preemptible, uint16_t *mod) {
   if (!name || from >= s->n) return NULL;
   const struct ct_mfunc *g = NULL;
+  if (preemptible && !s->mods[from].main_exe)
+    for (size_t k = 0; k < s->n; k++)
+      if (s->mods[k].main_exe && (g = by_symbol(&s->mods[k], name, 0))) {
+        *mod = (uint16_t)k;
+        return g;
+      }
   if (s->mods[from].meta && (g = ct_meta_resolve(s->mods[from].meta, name, unit))) {
     *mod = (uint16_t)from;
     return g;

@@ -38,6 +38,7 @@ struct ct_module {
   int image_fd;           /* > 0: the in-memory file `path` names (the vDSO's image) */
   struct ct_exports *exports, *symbols; /* functions by .dynsym and .symtab names */
   int exports_tried;
+  int main_exe;           /* the dump's main executable (CT_MOD_MAIN) */
 };
 
 struct ct_modset {
@@ -73,9 +74,13 @@ struct ct_dwarf *ct_module_dwarf(struct ct_module *m);
  * the other instrumented modules' exported functions; else by the ELF symbols, which name a
  * function the compiler knew by another name (a symbol version or alias: xz's lzma_cputhreads
  * is lzma_cputhreads_52): the caller's module's .symtab (its .dynsym if it has none), then
- * the other modules' .dynsym. NULL for code
- * without records (or name NULL); else *mod is the callee's module. */
+ * the other modules' .dynsym. A call the dynamic linker binds (`preemptible`: the pass's
+ * CT_BB_STAMPED, a callee that is declared or may be interposed) from a shared library goes to
+ * the main executable's function first when the executable exports one by that name, as the
+ * global scope has it: a C++ template instantiated in both (jsoncpp's library calling
+ * std::deque's members, which the test program also instantiates) runs the executable's copy.
+ * NULL for code without records (or name NULL); else *mod is the callee's module. */
 const struct ct_mfunc *ct_modules_resolve_call(struct ct_modset *s, size_t from, const char *name,
-                                               uint32_t unit, uint16_t *mod);
+                                               uint32_t unit, int preemptible, uint16_t *mod);
 
 #endif

@@ -321,7 +321,8 @@ static const struct ct_mfunc *callee(struct po *p, const struct slot *s) {
 static const struct ct_mfunc *resolve(struct po *p, const struct slot *s) {
   uint16_t mod;
   return s->mb->callee
-             ? ct_modules_resolve_call(p->mods, s->mod, s->mb->callee, s->f->unit, &mod)
+             ? ct_modules_resolve_call(p->mods, s->mod, s->mb->callee, s->f->unit,
+                                       (s->mb->flags & CT_BB_STAMPED) != 0, &mod)
              : NULL;
 }
 

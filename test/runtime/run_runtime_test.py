@@ -771,6 +771,45 @@ def defer_marks(c):
             "both timelines the ring build's, %d steps" % (main_rings[0]["marks"], len(want)))
 
 
+@case("defer_interposed")
+def defer_interposed(c):
+    """A library calls its own exported function, which the program defines too
+    (programs/interposed_lib.c, interposed_main.c): the dynamic linker binds the call to the
+    executable's copy, so the callee's records are in the executable's ring. With deferred
+    calls the post-mortem must pair them with the library's call (it bound the call to the
+    library's own copy and left them fitting no call: jsoncpp's unit tests, where the library's
+    std::deque members ran the test program's copies). The crashed thread's steps, with
+    deferred calls and without, must be the same, line for line."""
+
+    def steps(mode):
+        flags = ["-fplugin-arg-crashtrail-defer-calls=%d" % mode]
+        lib = c.build(["interposed_lib.c"], "libct_interposed%d.so" % mode,
+                      flags=flags + ["-shared", "-fPIC"])
+        exe = c.build(["interposed_main.c"], "interposed%d" % mode,
+                      flags=flags + [lib, "-Wl,-rpath," + os.path.dirname(lib)])
+        r = c.run([exe, "12"])
+        expect(r.sig == signal.SIGSEGV, "defer-calls=%d: %s" % (mode, r.how()))
+        dump = c.one_dump(r)
+        tl = c.show(dump)
+        os.unlink(dump)
+        expect(not tl.get("warnings"), "defer-calls=%d: warnings: %s" % (mode, tl.get("warnings")))
+        return [(re.sub(r"%d(\.so)?$" % mode, r"\1", st["module"]), st["function"], st["line"])
+                for st in crashed_thread(tl)["steps"]]  # the module's name without the mode
+
+    want, got = steps(0), steps(1)
+    helper = sum(1 for m, f, _ in want if f == "shared_helper" and m.startswith("interposed"))
+    expect(helper >= 13 and not any(f == "shared_helper" and m.startswith("libct")
+                                    for m, f, _ in want),
+           "the build with records before calls should show the executable's shared_helper for "
+           "all 13 calls, not the library's: %s" % [s for s in want if s[1] == "shared_helper"])
+    first = next((i for i, (g, w) in enumerate(zip(got, want)) if g != w), None)
+    expect(got == want, "deferred calls: %d steps against %d, first difference at %s: %s "
+           "against %s" % (len(got), len(want), first, got[first] if first is not None else None,
+                           want[first] if first is not None else None))
+    return "%d steps, the same with deferred calls, %d of them the executable's shared_helper " \
+           "called from the library" % (len(want), helper)
+
+
 @case("defer_crash")
 def defer_crash(c):
     """A crash three deferred calls deep (programs/defer_crash.c), at -O0 and -O2: main, run and
