@@ -135,6 +135,10 @@ struct po {
    * returned invocation whatever it is, though it be of the next call's callee too (gawk's
    * re_parse_field calls set_element through a pointer, then directly). */
   int ptr_one;
+  /* Set from the first stamped record on: a second instrumented module has registered, and
+   * from then on every stamped flush is written, elidable or not (docs/design.md, "Records the
+   * decoder can infer are not written"), so a chain of elided flushes ends at a stamped one. */
+  int stamping;
   size_t mismatches;
   const struct ct_po_src *src; /* where the records are */
   struct mark { /* simple_fwd's callbacks: items [from, to) taken by `call` */
@@ -289,7 +293,7 @@ static int directly_called(const struct po *p, const struct ct_mfunc *f) {
 }
 
 static const struct ct_mfunc *resolve(struct po *p, const struct slot *s);
-static int silent(const struct ct_mfunc *g, uint16_t mod, struct slots *calls);
+static int silent(const struct ct_mfunc *g, uint16_t mod, int stamping, struct slots *calls);
 static uint16_t callee_mod(struct po *p, const struct slot *s, const struct ct_mfunc *g);
 
 static struct po_cache *cached(struct po *p, const struct slot *s) {
@@ -302,7 +306,7 @@ static struct po_cache *cached(struct po *p, const struct slot *s) {
     if (c->g) {
       struct slots calls;
       slots_init(&calls);
-      if (silent(c->g, callee_mod(p, s, c->g), &calls)) c->quiet = calls.n ? 2 : 1;
+      if (silent(c->g, callee_mod(p, s, c->g), p->stamping, &calls)) c->quiet = calls.n ? 2 : 1;
       slots_free(&calls);
     }
   }
@@ -335,9 +339,10 @@ static uint16_t callee_mod(struct po *p, const struct slot *s, const struct ct_m
 }
 
 /* The calls f makes on its branch-free way from site `from` through elided flushes to site `to`
- * (RET: to a return or a tail call), appended to out. 0 if that way needs a bit first. */
+ * (RET: to a return or a tail call), appended to out. 0 if that way needs a bit first, or
+ * passes a stamped flush while `stamping` (which wrote a record there). */
 static int chain_slots(const struct ct_mfunc *f, uint16_t mod, uint32_t from, uint32_t to,
-                       struct slots *out) {
+                       int stamping, struct slots *out) {
   uint32_t x = from;
   for (uint32_t guard = 0; guard <= f->nsites; guard++) {
     if (x == to) return 1;
@@ -351,6 +356,7 @@ static int chain_slots(const struct ct_mfunc *f, uint16_t mod, uint32_t from, ui
     }
     if (b != e) return 0;
     const struct ct_mblock *mb = &f->blocks[e];
+    if (stamping && (mb->flags & CT_BB_STAMPED)) return 0;
     if (mb->term == CT_TERM_RETURN || mb->term == CT_TERM_RESUME) return to == RET;
     if (mb->term != CT_TERM_CALL && mb->term != CT_TERM_INVOKE) return 0;
     if (slots_add(out, f, mb, mod) != 0) return 0;
@@ -362,10 +368,12 @@ static int chain_slots(const struct ct_mfunc *f, uint16_t mod, uint32_t from, ui
   return 0;
 }
 
-/* Whether g never writes a record: its branch-free walk from its entry reaches a return. */
-static int silent(const struct ct_mfunc *g, uint16_t mod, struct slots *calls) {
+/* Whether g never writes a record: its branch-free walk from its entry reaches a return
+ * (through no stamped flush while stamping: C++ static initialisers, whose flushes before
+ * calls into libstdc++ are stamped, write records once a library is instrumented too). */
+static int silent(const struct ct_mfunc *g, uint16_t mod, int stamping, struct slots *calls) {
   calls->n = 0;
-  return chain_slots(g, mod, 0, RET, calls);
+  return chain_slots(g, mod, 0, RET, stamping, calls);
 }
 
 static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, size_t end,
@@ -385,7 +393,7 @@ static const struct ct_mfunc *edge_callee(struct po *p, const struct slot *s, si
     if (quiet == 2 && depth < MAX_DEPTH) {
       struct slots calls;
       slots_init(&calls);
-      silent(g, callee_mod(p, sl, g), &calls);
+      silent(g, callee_mod(p, sl, g), p->stamping, &calls);
       g = edge_callee(p, calls.v, 0, calls.n, backwards, depth + 1);
       slots_free(&calls);
       if (g) return g;
@@ -409,11 +417,11 @@ static const struct ct_mfunc *prev_callee(struct po *p, const struct slot *s, si
 
 /* The calls an item still makes before it returns: the call it waits in, then its branch-free
  * way to a return. 0 if it cannot return without writing a record. */
-static int closing_slots(const struct item *it, struct slots *out) {
+static int closing_slots(const struct item *it, int stamping, struct slots *out) {
   out->n = 0;
   if (it->wait && slots_add(out, it->f, it->wait, it->mod) != 0) return 0;
   if (it->state == IT_TAIL) return 1;
-  return chain_slots(it->f, it->mod, it->site, RET, out);
+  return chain_slots(it->f, it->mod, it->site, RET, stamping, out);
 }
 
 /* Item j, returning without another record: its closing calls take the items from *cur on.
@@ -424,7 +432,7 @@ static int close_item(struct po *p, size_t j, size_t *cur, size_t end, const str
   if (it->state != IT_DONE) {
     struct slots cs;
     slots_init(&cs);
-    int ok = closing_slots(it, &cs) &&
+    int ok = closing_slots(it, p->stamping, &cs) &&
              match_fwd(p, cs.v, cs.n, cur, end, expect, depth + 1, &it->recs);
     slots_free(&cs);
     if (!ok) return 0;
@@ -446,7 +454,7 @@ static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, 
       struct slots calls;
       slots_init(&calls);
       int quiet = cached(p, &s[i])->quiet;
-      if (quiet == 2) silent(g, callee_mod(p, &s[i], g), &calls);
+      if (quiet == 2) silent(g, callee_mod(p, &s[i], g), p->stamping, &calls);
       int ok = 1;
       if (quiet)
         ok = match_fwd(p, calls.v, calls.n, cur, end, next_callee(p, s, i + 1, k, expect),
@@ -526,7 +534,7 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
       struct slots calls;
       slots_init(&calls);
       int quiet = cached(p, &s[i])->quiet;
-      if (quiet == 2) silent(g, callee_mod(p, &s[i], g), &calls);
+      if (quiet == 2) silent(g, callee_mod(p, &s[i], g), p->stamping, &calls);
       int ok = quiet ? match_back(p, calls.v, calls.n, lo, top, depth + 1, out)
                      : take_back(p, g, lo, top, depth, out);
       slots_free(&calls);
@@ -779,7 +787,7 @@ static int continue_item(struct po *p, size_t j, size_t r, uint32_t start,
   struct item *it = &p->st[j];
   pre->n = 0;
   if (it->wait && slots_add(pre, it->f, it->wait, it->mod) != 0) return 0;
-  if (!chain_slots(it->f, it->mod, it->site, start, pre)) return 0;
+  if (!chain_slots(it->f, it->mod, it->site, start, p->stamping, pre)) return 0;
   const struct ct_mfunc *first = next_callee(p, calls->v, 0, calls->n, NULL);
   p->nmarks = 0;
   size_t mid = pre->n ? simple_fwd(p, pre->v, pre->n, j + 1, first) : j + 1;
@@ -819,7 +827,7 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
                     uint32_t start, const struct slots *calls, struct slots *pre,
                     struct item *it) {
   pre->n = 0;
-  if (start != 0 && !chain_slots(f, mod, 0, start, pre)) pre->n = 0; /* inside f */
+  if (start != 0 && !chain_slots(f, mod, 0, start, p->stamping, pre)) pre->n = 0; /* inside f */
   size_t mid = calls->n ? simple_back(p, calls->v, calls->n, p->n) : p->n;
   size_t low = mid == NONE_POS ? NONE_POS : pre->n ? simple_back(p, pre->v, pre->n, mid) : mid;
   if (low != NONE_POS) { /* most records: nothing to match, or returned callees on top */
@@ -1103,7 +1111,7 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
       const struct ct_mfunc *g = callee(p, &ss);
       struct slots more;
       slots_init(&more);
-      silent(g, callee_mod(p, &ss, g), &more);
+      silent(g, callee_mod(p, &ss, g), p->stamping, &more);
       size_t keep = more.n && more.v[more.n - 1].mb->nsucc == 0 &&
                             (more.v[more.n - 1].mb->term == CT_TERM_CALL) ? more.n - 1 : more.n;
       for (size_t i = 0; i < keep; i++) slots_add(calls, more.v[i].f, more.v[i].mb, more.v[i].mod);
@@ -1117,7 +1125,7 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
     for (size_t k = p->n; k-- > *anchor && j == NONE;)
       if (p->st[k].f == f && p->st[k].state == IT_OPEN &&
           (p->st[k].site == start || (chain.n = 0, chain_slots(f, recs[r].mod, p->st[k].site,
-                                                                start, &chain))))
+                                                                start, p->stamping, &chain))))
         j = k;
     /* else a new one, above an invocation of its caller on the stack waiting in a call that
      * may lead to f: of f (main in its call of the noreturn usage, which a noreturn call's
@@ -1214,6 +1222,13 @@ static void frozen_callbacks(struct po *p) {
   }
 }
 
+/* Whether record p was written stamped (a CUT marker is no record here). */
+static int stamped(const struct ct_po_src *src, const struct ct_po_rec *p) {
+  if (p->flags & (CT_PO_FRAME | CT_PO_ABANDON)) return 0;
+  const struct ct_po_chunk *c = &src->chunks[p->ref >> src->shift];
+  return (c->w[2 * (p->ref & ((1u << src->shift) - 1))] & CT_REC_STAMPED) != 0;
+}
+
 int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_po_rec *recs,
                  size_t n, size_t nframes, uint32_t *next, uint32_t *head, size_t *mismatches,
                  size_t *unclosed) {
@@ -1233,6 +1248,10 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
   for (size_t r = 0; r + nframes < n; r++) {
     p.next[r] = NONE;
     recs[r].callback = 0;
+    if (!p.stamping && stamped(src, &recs[r])) {
+      p.stamping = 1;
+      memset(p.cache, 0, (1u << CACHE_BITS) * sizeof *p.cache); /* the callees' silence */
+    }
     if (recs[r].flags & CT_PO_TOPLEVEL) p.floor = p.n; /* an exit handler starts */
     if (recs[r].flags & CT_PO_ABANDON) {
       int placed = recs[r].aux ? place_abandoned(&p, r, &calls, &pre) : 1; /* 0: in no deferred
