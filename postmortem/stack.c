@@ -702,8 +702,15 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
   /* A frame inside a call whose line table does not say which (a call of line 0: xz's
    * worker_decoder in pthread_cond_wait): past the last deferred call its walk passed with
    * every bit read, there is no call it could be in when the walk ends at a check point, a
-   * return or a branch without bits. It is in that call; nothing after it ran. */
-  if (!first && (f->flags & CT_FN_DEFERS) && !in_that_call && last_call &&
+   * return or a branch without bits. It is in that call; nothing after it ran. Not when the
+   * pc's line is on the path after that call: the frame is in a call the metadata does not
+   * list there (a C library function that never calls back: strlen(NULL) after a deferred
+   * call returned, fidelity/repro/libc_call.c), and ran up to it. */
+  int line_after_call = 0;
+  for (size_t b = last_call; b < nb && rf->nloc && !line_after_call; b++)
+    for (uint32_t l = 0; l < f->blocks[blocks[b]].nlines && !line_after_call; l++)
+      line_after_call = same_line(&f->blocks[blocks[b]].lines[l], &rf->loc[0]);
+  if (!first && (f->flags & CT_FN_DEFERS) && !in_that_call && last_call && !line_after_call &&
       (st == CT_WALK_OUT ||
        (st == CT_WALK_END && (ended_at_check(f, &w) ||
                               (f->blocks[w.block].term != CT_TERM_CALL &&
