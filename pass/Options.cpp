@@ -48,9 +48,10 @@ cl::opt<bool> ClCarryAcc("crashtrail-carry-acc",
 cl::opt<bool> ClDeferCalls("crashtrail-defer-calls",
                            cl::desc("Write no record before a direct call: the caller's path "
                                     "stays in its register and reaches the ring with its next "
-                                    "record, after the callee's (experimental; the post-mortem "
-                                    "reorders such records: postmortem/postorder.c)"),
-                           cl::init(false), cl::Hidden);
+                                    "record, after the callee's (the default since 2026-11-30; "
+                                    "the post-mortem reorders such records: "
+                                    "postmortem/postorder.c)"),
+                           cl::init(true), cl::Hidden);
 } // namespace
 
 namespace crashtrail {

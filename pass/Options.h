@@ -31,9 +31,9 @@ struct Options {
                                         // computed record ids)
   bool CarryAcc = false;                // local functions carry their caller's accumulator
                                         // (CarriedAccumulator.cpp)
-  bool DeferCalls = false;              // no record before a direct call: the caller's path
+  bool DeferCalls = true;               // no record before a direct call: the caller's path
                                         // reaches the ring after its callee's (post-order);
-                                        // experimental, see PlanBuilder.cpp
+                                        // see PlanBuilder.cpp
   std::vector<std::string> Errors;      // bad plugin arguments, reported as diagnostics
 
   // Whether calls are deferred: not with carried accumulators, whose records the post-order

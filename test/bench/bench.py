@@ -98,10 +98,11 @@ VARIANTS = {
                      ldflags=["{RT}", "-Wl,--export-dynamic-symbol=__crashtrail_*,"
                               "--export-dynamic-symbol=crashtrail_*", "-lpthread"],
                      helpers=[], env={"CRASHTRAIL_DIR": "{TMP}"}),
-    # Experimental, only on request (--variants): no record before a direct call (the pass's
-    # defer-calls; docs/design.md, "Deferred calls"), whose dumps postorder.c puts in order.
-    "ct-defer": dict(label="crashtrail ring, deferred calls",
-                     cflags=["-fplugin={PASS}", "-fplugin-arg-crashtrail-defer-calls=1"],
+    # The default before 2026-11-30: a record before every call that may run instrumented code
+    # (defer-calls=0), which decodes without the post-order parse (docs/design.md, "Deferred
+    # calls"; ct-ring is the default, deferred calls).
+    "ct-calls": dict(label="crashtrail ring, records before calls",
+                     cflags=["-fplugin={PASS}", "-fplugin-arg-crashtrail-defer-calls=0"],
                      ldflags=["{RT}", "-Wl,--export-dynamic-symbol=__crashtrail_*,"
                               "--export-dynamic-symbol=crashtrail_*", "-lpthread"],
                      helpers=[], env={"CRASHTRAIL_DIR": "{TMP}"}),
@@ -119,8 +120,8 @@ VARIANTS = {
                 ldflags=["-fprofile-instr-generate"], helpers=[],
                 env={"LLVM_PROFILE_FILE": "{TMP}/prof-%p.profraw"}),
 }
-CT_VARIANTS = ("ct-ring", "ct-tables", "ct-carry", "ct-defer")
-DEFAULT_VARIANTS = [v for v in VARIANTS if v != "ct-defer"]
+CT_VARIANTS = ("ct-ring", "ct-tables", "ct-carry", "ct-calls")
+DEFAULT_VARIANTS = list(VARIANTS)
 
 # ---- workloads --------------------------------------------------------------------------------
 # units: (object name, source path relative to a source root, extra flags); args: full run,
@@ -428,7 +429,7 @@ def build_all(ctx, roots):
     for wl, variant in jobs:
         objs = [os.path.join(ctx.out, "obj", variant, n + ".o") for n, _, _ in units_of(wl, roots)]
         link(ctx, variant, wl, objs, ctx.binary(variant, wl))
-        if (variant in ("ct-ring", "ct-defer") and ctx.cfg.get("dump") and wl == "sqlite" or
+        if (variant in ("ct-ring", "ct-calls") and ctx.cfg.get("dump") and wl == "sqlite" or
                 variant == "ct-ring" and ctx.cfg.get("records_oracle")):
             link(ctx, variant, wl, objs, ctx.binary(variant, wl) + "-dumphook",
                  [helper_obj(ctx, "ct_dump_hook.c")])
@@ -655,14 +656,14 @@ def decode(show, path, rss_tool, runs=5):
 
 
 def dump_and_decode(ctx):
-    """Dump time with 64 MB of rings, and decoding speed of the post-mortem on that dump (also
-    on the deferred-calls build's, whose records the post-mortem parses before decoding them,
-    when that variant is measured)."""
+    """Dump time with 64 MB of rings, and decoding speed of the post-mortem on that dump (the
+    default build's, with deferred calls, whose records the post-mortem parses before decoding
+    them; also on the build with a record before every call, when that variant is measured)."""
     show = os.path.join(ctx.ctb, "bin", "crashtrail")
     res = {}
     runs = [("big", "ct-ring", 65536, 5), ("small", "ct-ring", 64, 1)]
-    if "ct-defer" in ctx.cfg["variants"]:
-        runs.append(("defer", "ct-defer", 65536, 5))
+    if "ct-calls" in ctx.cfg["variants"]:
+        runs.append(("calls", "ct-calls", 65536, 5))
     for label, variant, ring_kb, dumps in runs:
         binary = ctx.binary(variant, "sqlite") + "-dumphook"
         clean_tmp(ctx)
@@ -883,11 +884,11 @@ def targets(res, summ, single, multi):
         rate = d["big"]["records"] / d["big"]["decode_cpu_s"]
         row("decoding >= 20 M records/s", f"{rate / 1e6:.3f} M/s", rate >= 20e6,
             "`crashtrail show` (every record decoded; best of 5), per CPU second")
-        if "defer" in d:
-            rate = d["defer"]["records"] / d["defer"]["decode_cpu_s"]
-            row("deferred calls (opt-in): decoding >= 20 M records/s", f"{rate / 1e6:.3f} M/s",
-                rate >= 20e6, "the same, on the deferred-calls build's dump (records parsed "
-                "into call order first)")
+        if "calls" in d:
+            rate = d["calls"]["records"] / d["calls"]["decode_cpu_s"]
+            row("records before calls (defer-calls=0): decoding >= 20 M records/s",
+                f"{rate / 1e6:.3f} M/s", rate >= 20e6, "the same, on the dump of the build "
+                "with a record before every call (no post-order parse)")
     return rows
 
 
@@ -1078,11 +1079,12 @@ def render(res):
     d = res.get("dump")
     if d:
         rows = []
-        for label in ("big", "small", "defer"):
+        for label in ("big", "small", "calls"):
             if label not in d:
                 continue
             x = d[label]
-            rows.append([f"{x['ring_kb']} KB" + (", deferred calls" if label == "defer" else ""),
+            rows.append([f"{x['ring_kb']} KB" + (", records before calls" if label == "calls"
+                                                 else ""),
                          f"{x['dump_bytes'] / 1048576:.1f} MB",
                          f"{statistics.median(x['dump_ms']):.1f} ms "
                          f"({min(x['dump_ms']):.1f}-{max(x['dump_ms']):.1f})",
@@ -1103,9 +1105,10 @@ def render(res):
               "made), the folded tail printed (records: the sum of the threads' record counts "
               "in its header; rate per CPU second, the best of 5 runs, median in brackets); "
               "and the full JSON export (every step made and written), streamed and "
-              "discarded. With the deferred-calls variant measured, its build's dump too "
-              "(`-fplugin-arg-crashtrail-defer-calls=1`: records in post-order, parsed into "
-              "call order before the model takes them).", "",
+              "discarded. The default build defers calls: its records come in post-order and "
+              "are parsed into call order before the model takes them. With the variant "
+              "measured, the dump of the build with a record before every call too "
+              "(`-fplugin-arg-crashtrail-defer-calls=0`).", "",
               md_table(["rings", "dump file", "dump time", "records", "decode wall",
                         "decode CPU", "decoder RSS", "records/s", "JSON export"], rows), "",
               (f"Marginal decoding rate (big minus small dump, which removes the fixed cost of "
