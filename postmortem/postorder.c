@@ -296,6 +296,12 @@ static const struct ct_mfunc *resolve(struct po *p, const struct slot *s);
 static int silent(const struct ct_mfunc *g, uint16_t mod, int stamping, struct slots *calls);
 static uint16_t callee_mod(struct po *p, const struct slot *s, const struct ct_mfunc *g);
 
+/* silent() of the callee g of call s, as the parse stands (stamping or not). */
+static int callee_silent(struct po *p, const struct slot *s, const struct ct_mfunc *g,
+                         struct slots *calls) {
+  return silent(g, callee_mod(p, s, g), p->stamping, calls);
+}
+
 static struct po_cache *cached(struct po *p, const struct slot *s) {
   size_t h = ((uintptr_t)s->mb >> 4) * 0x9E3779B97F4A7C15ull >> (64 - CACHE_BITS);
   struct po_cache *c = &p->cache[h];
@@ -306,7 +312,7 @@ static struct po_cache *cached(struct po *p, const struct slot *s) {
     if (c->g) {
       struct slots calls;
       slots_init(&calls);
-      if (silent(c->g, callee_mod(p, s, c->g), p->stamping, &calls)) c->quiet = calls.n ? 2 : 1;
+      if (callee_silent(p, s, c->g, &calls)) c->quiet = calls.n ? 2 : 1;
       slots_free(&calls);
     }
   }
@@ -393,7 +399,7 @@ static const struct ct_mfunc *edge_callee(struct po *p, const struct slot *s, si
     if (quiet == 2 && depth < MAX_DEPTH) {
       struct slots calls;
       slots_init(&calls);
-      silent(g, callee_mod(p, sl, g), p->stamping, &calls);
+      callee_silent(p, sl, g, &calls);
       g = edge_callee(p, calls.v, 0, calls.n, backwards, depth + 1);
       slots_free(&calls);
       if (g) return g;
@@ -454,7 +460,7 @@ static int match_fwd(struct po *p, const struct slot *s, size_t k, size_t *cur, 
       struct slots calls;
       slots_init(&calls);
       int quiet = cached(p, &s[i])->quiet;
-      if (quiet == 2) silent(g, callee_mod(p, &s[i], g), p->stamping, &calls);
+      if (quiet == 2) callee_silent(p, &s[i], g, &calls);
       int ok = 1;
       if (quiet)
         ok = match_fwd(p, calls.v, calls.n, cur, end, next_callee(p, s, i + 1, k, expect),
@@ -534,7 +540,7 @@ static int match_back(struct po *p, const struct slot *s, size_t k, size_t lo, s
       struct slots calls;
       slots_init(&calls);
       int quiet = cached(p, &s[i])->quiet;
-      if (quiet == 2) silent(g, callee_mod(p, &s[i], g), p->stamping, &calls);
+      if (quiet == 2) callee_silent(p, &s[i], g, &calls);
       int ok = quiet ? match_back(p, calls.v, calls.n, lo, top, depth + 1, out)
                      : take_back(p, g, lo, top, depth, out);
       slots_free(&calls);
@@ -1111,7 +1117,7 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
       const struct ct_mfunc *g = callee(p, &ss);
       struct slots more;
       slots_init(&more);
-      silent(g, callee_mod(p, &ss, g), p->stamping, &more);
+      callee_silent(p, &ss, g, &more);
       size_t keep = more.n && more.v[more.n - 1].mb->nsucc == 0 &&
                             (more.v[more.n - 1].mb->term == CT_TERM_CALL) ? more.n - 1 : more.n;
       for (size_t i = 0; i < keep; i++) slots_add(calls, more.v[i].f, more.v[i].mb, more.v[i].mod);

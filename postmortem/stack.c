@@ -708,8 +708,7 @@ static void pending_path(struct ct_timeline *t, struct ct_tl_thread *th, struct 
    * call returned, fidelity/repro/libc_call.c), and ran up to it. */
   int line_after_call = 0;
   for (size_t b = last_call; b < nb && rf->nloc && !line_after_call; b++)
-    for (uint32_t l = 0; l < f->blocks[blocks[b]].nlines && !line_after_call; l++)
-      line_after_call = same_line(&f->blocks[blocks[b]].lines[l], &rf->loc[0]);
+    line_after_call = block_line(&f->blocks[blocks[b]], &rf->loc[0]) >= 0;
   if (!first && (f->flags & CT_FN_DEFERS) && !in_that_call && last_call && !line_after_call &&
       (st == CT_WALK_OUT ||
        (st == CT_WALK_END && (ended_at_check(f, &w) ||
