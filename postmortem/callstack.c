@@ -22,6 +22,7 @@
 
 #include "crashtrail/abi.h"
 #include "postorder.h"
+#include "step_times.h"
 #include "step_window.h"
 
 enum frame_kind {
@@ -1158,13 +1159,21 @@ static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p,
 }
 
 void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
-                          const struct ct_po_rec *recs, const uint32_t *next, uint32_t head,
-                          size_t n, const uint64_t *times) {
+                          const struct ct_po_rec *recs, const uint32_t *order, size_t n,
+                          const struct ct_step_times *times) {
   const int summaries = cs->sw && !cs->t->keep_blocks;
-  for (size_t i = 0, r = head; i < n && r != CT_PO_NONE; i++, r = next[r]) {
-    const struct ct_po_rec *p = &recs[r];
-    struct ct_rec rec = ct_po_get(src, p);
-    if (times) rec.time_ns = times[r];
+  struct ct_module *const mods = cs->t->mods->mods; /* loaded once: the loop stores via cs */
+  struct ct_st_reader at = times ? ct_st_read(times) : (struct ct_st_reader){0};
+  for (size_t i = 0; i < n; i++) {
+    const struct ct_po_rec *p = &recs[order[i]];
+    struct ct_rec rec;
+    if (times && !(p->flags & (CT_PO_FRAME | CT_PO_ABANDON))) {
+      ct_po_key(src, p, &rec.fn, &rec.acc);
+      rec.time_ns = ct_st_next(&at, i);
+    } else {
+      rec = ct_po_get(src, p);
+      if (times) rec.time_ns = ct_st_next(&at, i);
+    }
     if (p->flags & (CT_PO_FRAME | CT_PO_ABANDON)) {
       cs->po_callback = p->flags & CT_PO_ABANDON ? p->callback : 0;
       cs->po_saved = 0;
@@ -1174,7 +1183,7 @@ void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
     cs->po_callback = p->callback;
     cs->po_lost = p->aux;
     cs->po_saved = (p->flags & CT_PO_SAVED) != 0;
-    struct ct_module *m = &cs->t->mods->mods[p->mod];
+    struct ct_module *m = &mods[p->mod];
     const int gap = p->flags & CT_PO_GAP;
     if (!(summaries && record_summarised(cs, &rec, m, p->mod, gap, 1)))
       record_walked(cs, &rec, m, p->mod, gap);

@@ -41,15 +41,16 @@ int ct_callstack_last_record(const struct ct_callstack *cs, const struct ct_modu
 int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr, size_t c,
                        size_t from, size_t to, struct ct_module *m, uint16_t mod_index, int gap);
 
-/* Appends the steps of the records listed from recs[head] along next[] (ct_postorder's
- * order; at most n; the records read through src), each with the callback flag and lost calls
- * ct_postorder wrote into it, and of the elided records before each. times (NULL: each
- * record's own): the time each record's steps are given, indexed like recs. */
+/* Appends the steps of records recs[order[0]], recs[order[1]], ... recs[order[n - 1]]
+ * (ct_postorder's order; the records read through src), each with the callback flag and lost
+ * calls ct_postorder wrote into it, and of the elided records before each. times (NULL: each
+ * record's own): the time each position's steps are given (step_times.h). */
 struct ct_po_rec;
 struct ct_po_src;
+struct ct_step_times;
 void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
-                          const struct ct_po_rec *recs, const uint32_t *next, uint32_t head,
-                          size_t n, const uint64_t *times);
+                          const struct ct_po_rec *recs, const uint32_t *order, size_t n,
+                          const struct ct_step_times *times);
 
 /* The crashed frame's unfinished record starts at `site` of f: appends the steps of the
  * elided records since the last written one (e.g. the branch-free ends of callees that

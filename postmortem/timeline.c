@@ -27,6 +27,7 @@
 #include "decoder.h"
 #include "elf_file.h"
 #include "postorder.h"
+#include "step_times.h"
 
 void ct_timeline_warn(struct ct_timeline *t, const char *fmt, ...) {
   char buf[512];
@@ -110,6 +111,7 @@ struct po_buf {
   struct ct_po_src src;
   int saved; /* a longjmp's marks were just gathered: the next record gets CT_PO_SAVED */
   int toplevel; /* an exit handler's marker was: the next record gets CT_PO_TOPLEVEL */
+  size_t abandons; /* CT_PO_ABANDON marks gathered */
   const struct ct_ring_records *rings; /* the thread's rings (build_thread_steps' rr) */
   uint32_t *entry; /* per live chunk of every ring, its entry in src.chunks (CT_PO_NONE: none
                       yet): a chunk gathered in many pieces (with two modules a segment ends
@@ -163,12 +165,14 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
       if (kind == CT_SLOT_ABANDON) { /* its stop: po_decode */
         b->v[b->n++] = (struct ct_po_rec){chunk | (uint32_t)s, mod, CT_PO_ABANDON, 0, 0};
         b->saved = 1;
+        b->abandons++;
       }
       b->toplevel |= kind == CT_SLOT_TOPLEVEL;
       continue;
     }
     const uint8_t flags = (uint8_t)((gap ? CT_PO_GAP : 0) | (b->saved ? CT_PO_SAVED : 0) |
-                                    (b->toplevel ? CT_PO_TOPLEVEL : 0));
+                                    (b->toplevel ? CT_PO_TOPLEVEL : 0) |
+                                    ((w[2 * s] & CT_REC_STAMPED) ? CT_PO_STAMPED : 0));
     b->v[b->n++] = (struct ct_po_rec){chunk | (uint32_t)s, mod, flags, 0, 0};
     b->saved = b->toplevel = 0;
     gap = 0;
@@ -176,43 +180,41 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
   return gap;
 }
 
+/* When record p was written (ct_po_get's time_ns, without decoding the rest). */
+static inline uint64_t po_time(const struct ct_po_src *src, const struct ct_po_rec *p) {
+  if (p->flags & CT_PO_FRAME) return src->frames[p->ref].time_ns;
+  const struct ct_po_chunk *c = &src->chunks[p->ref >> src->shift];
+  const size_t s = p->ref & ((1u << src->shift) - 1);
+  return c->clock + (uint64_t)(((unsigned __int128)c->step * s) >> 32);
+}
+
 /* A record's steps ran before it was written, and, in post-order, before the records of the
  * calls it deferred, which were written earlier: each record's steps are given the earliest
- * time of the records from it on in model order (the list from head along next[]), so that a
- * thread's times never go back (the viewer's "same moment" in another thread needs them in
- * order). The list is walked backwards by reversing it and reversing it back. NULL (each
- * record keeps its own time) without the memory, or if the list does not end within n
- * (ct_postorder's invariant, checked first). Released with po_free(times, bytes). */
-static uint64_t *po_step_times(const struct po_buf *b, uint32_t *next, uint32_t head,
-                               size_t bytes) {
-  size_t listed = 0;
-  for (uint32_t r = head; r != CT_PO_NONE && listed <= b->n; r = next[r]) listed++;
-  uint64_t *times = listed <= b->n ? po_alloc(bytes) : NULL;
-  if (!times) return NULL;
-  uint32_t prev = CT_PO_NONE, r = head;
-  while (r != CT_PO_NONE) {
-    const uint32_t nx = next[r];
-    next[r] = prev;
-    prev = r;
-    r = nx;
-  }
+ * time of the records from it on in model order (order[0..n)), so that a thread's times never
+ * go back (the viewer's "same moment" in another thread needs them in order). One pass from
+ * the end, into delta[] as step_times.h keeps them (delta is the list's next[], no longer
+ * needed: no new memory is touched but the few escapes). -1 when out of memory (each record
+ * then keeps its own time). */
+static int po_step_times(const struct po_buf *b, const uint32_t *order, size_t n,
+                         uint32_t *delta, struct ct_step_times *out) {
   uint64_t least = UINT64_MAX;
-  for (r = prev, prev = CT_PO_NONE; r != CT_PO_NONE;) {
-    const uint64_t own = ct_po_get(&b->src, &b->v[r]).time_ns;
+  ct_st_begin(out, delta, n);
+  for (size_t i = n; i-- > 0;) {
+    const uint64_t own = po_time(&b->src, &b->v[order[i]]);
     if (own && own < least) least = own;
-    times[r] = least == UINT64_MAX ? own : least;
-    const uint32_t nx = next[r];
-    next[r] = prev;
-    prev = r;
-    r = nx;
+    if (ct_st_put(out, i, least == UINT64_MAX ? own : least) != 0) {
+      ct_st_free(out);
+      return -1;
+    }
   }
-  return times;
+  return 0;
 }
 
 static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_callstack *cs,
                      struct po_buf *b, int stopped) {
   size_t nframes = 0;
-  for (size_t i = 0; i < b->n; i++) /* where each frame a longjmp discarded stopped */
+  /* where each frame a longjmp discarded stopped */
+  for (size_t i = 0; b->abandons && i < b->n; i++)
     if (b->v[i].flags & CT_PO_ABANDON) {
       const struct ct_po_chunk *c = &b->src.chunks[b->v[i].ref >> b->src.shift];
       size_t s = b->v[i].ref & ((1u << b->src.shift) - 1);
@@ -244,10 +246,19 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
                      "the callers' registers, and the dump holds none of this thread's (it was "
                      "not stopped for the dump: CRASHTRAIL_CAPTURE_SIGNAL)",
                      th->tid, unclosed);
-  const size_t times_bytes = b->n * sizeof(uint64_t);
-  uint64_t *times = po_step_times(b, next, head, times_bytes);
-  ct_callstack_records(cs, &b->src, b->v, next, head, b->n, times);
-  po_free(times, times_bytes);
+  /* the list as an array, so that the model and the times read it in order */
+  uint32_t *order = po_alloc(next_bytes);
+  if (!order) {
+    po_free(next, next_bytes);
+    return -1;
+  }
+  size_t listed = 0; /* at most n: ct_postorder's lists end (and a list that did not would) */
+  for (uint32_t r = head; r != CT_PO_NONE && listed < b->n; r = next[r]) order[listed++] = r;
+  struct ct_step_times times;
+  const int timed = po_step_times(b, order, listed, next, &times) == 0;
+  ct_callstack_records(cs, &b->src, b->v, order, listed, timed ? &times : NULL);
+  if (timed) ct_st_free(&times);
+  po_free(order, next_bytes);
   po_free(next, next_bytes);
   return 0;
 }
