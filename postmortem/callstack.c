@@ -1166,15 +1166,12 @@ void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
   struct ct_st_reader at = times ? ct_st_read(times) : (struct ct_st_reader){0};
   for (size_t i = 0; i < n; i++) {
     const struct ct_po_rec *p = &recs[order[i]];
+    const int marker = p->flags & (CT_PO_FRAME | CT_PO_ABANDON);
     struct ct_rec rec;
-    if (times && !(p->flags & (CT_PO_FRAME | CT_PO_ABANDON))) {
-      ct_po_key(src, p, &rec.fn, &rec.acc);
-      rec.time_ns = ct_st_next(&at, i);
-    } else {
-      rec = ct_po_get(src, p);
-      if (times) rec.time_ns = ct_st_next(&at, i);
-    }
-    if (p->flags & (CT_PO_FRAME | CT_PO_ABANDON)) {
+    if (marker || !times) rec = ct_po_get(src, p);
+    else ct_po_key(src, p, &rec.fn, &rec.acc); /* the time comes from times */
+    if (times) rec.time_ns = ct_st_next(&at, i);
+    if (marker) {
       cs->po_callback = p->flags & CT_PO_ABANDON ? p->callback : 0;
       cs->po_saved = 0;
       record_partial(cs, p, &rec);

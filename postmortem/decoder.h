@@ -88,6 +88,18 @@ static inline enum ct_slot_kind ct_slot_kind(uint64_t w0, uint64_t w1) {
   return tag == CT_TAG_CUT ? CT_SLOT_CUT : CT_SLOT_RECORD;
 }
 
+/* Slot s's time in a chunk whose clock and step are given: a chunk's records are spread
+ * evenly between its clock and the next chunk's. */
+static inline uint64_t ct_slot_time(uint64_t clock, uint64_t step, size_t s) {
+  return clock + (uint64_t)(((unsigned __int128)step * s) >> 32);
+}
+
+/* A record's function from the id in its first word: the ring's fn_base less the id (ABI 4),
+ * or, with no fn_base (a dump before format 2), the id is the address. */
+static inline uint64_t ct_slot_fn(uint64_t fn_base, uint64_t id) {
+  return fn_base ? fn_base - id : id;
+}
+
 /* A slot's words (w0, w1) as a record: 1 with *out filled for a record (fn 0: a CUT marker,
  * which only carries its stamp), 0 for a hole. fn_base: the ring's (ct_ring_records); clock and
  * step: its chunk's; s: the slot's index in the chunk. Records carry no time of their own: a
@@ -95,10 +107,10 @@ static inline enum ct_slot_kind ct_slot_kind(uint64_t w0, uint64_t w1) {
  * better than one time per chunk). */
 static inline int ct_slot_rec(uint64_t w0, uint64_t w1, uint64_t fn_base, uint64_t clock,
                               uint64_t step, size_t s, struct ct_rec *out) {
-  out->time_ns = clock + (uint64_t)(((unsigned __int128)step * s) >> 32);
+  out->time_ns = ct_slot_time(clock, step, s);
   if (ct_slot_plain_record(w0, w1)) { /* nearly every slot: no tag to look at */
     if (w0 & CT_REC_DEFER_MARK) return 0; /* a deferred call's mark: orders, decodes to nothing */
-    out->fn = fn_base ? fn_base - w0 : w0;
+    out->fn = ct_slot_fn(fn_base, w0);
     out->acc = w1;
     return 1;
   }
@@ -109,7 +121,7 @@ static inline int ct_slot_rec(uint64_t w0, uint64_t w1, uint64_t fn_base, uint64
   int cut = kind == CT_SLOT_CUT;
   uint64_t id = w0 & CT_REC_ADDR_MASK;       /* the function: record_base - id (ABI 4) */
   if (!cut && (id & CT_REC_DEFER_MARK)) return 0; /* a deferred call's mark (its stamp orders) */
-  out->fn = cut ? 0 : fn_base ? fn_base - id : id; /* a CUT orders like a stamped */
+  out->fn = cut ? 0 : ct_slot_fn(fn_base, id); /* a CUT orders like a stamped */
   out->acc = cut ? 0 : w1;                         /* record and decodes to nothing */
   return 1;
 }
@@ -119,8 +131,8 @@ static inline int ct_slot_rec(uint64_t w0, uint64_t w1, uint64_t fn_base, uint64
 static inline void ct_slot_abandon(uint64_t w0, uint64_t w1, uint64_t fn_base, uint64_t clock,
                                    uint64_t step, size_t s, struct ct_rec *out, uint32_t *ret) {
   uint64_t id = w0 & ((UINT64_C(1) << CT_ABANDON_FN_BITS) - 1);
-  out->time_ns = clock + (uint64_t)(((unsigned __int128)step * s) >> 32);
-  out->fn = fn_base ? fn_base - id : id;
+  out->time_ns = ct_slot_time(clock, step, s);
+  out->fn = ct_slot_fn(fn_base, id);
   out->acc = w1;
   *ret = (uint32_t)((w0 >> CT_ABANDON_FN_BITS) & ((UINT64_C(1) << CT_ABANDON_RET_BITS) - 1));
 }

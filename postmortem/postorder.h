@@ -59,12 +59,19 @@ struct ct_po_rec {
                        returned; an outer frame: the one it is in) */
 };
 
+/* The chunk of ring record p (not a CT_PO_FRAME) and, in *s, its slot there. */
+static inline const struct ct_po_chunk *ct_po_chunk_of(const struct ct_po_src *src,
+                                                       const struct ct_po_rec *p, size_t *s) {
+  *s = p->ref & ((1u << src->shift) - 1);
+  return &src->chunks[p->ref >> src->shift];
+}
+
 /* The record p names (a gathered record always reads back as one). */
 static inline struct ct_rec ct_po_get(const struct ct_po_src *src, const struct ct_po_rec *p) {
   struct ct_rec r = {0, 0, 0};
   if (p->flags & CT_PO_FRAME) return src->frames[p->ref];
-  const struct ct_po_chunk *c = &src->chunks[p->ref >> src->shift];
-  size_t s = p->ref & ((1u << src->shift) - 1);
+  size_t s;
+  const struct ct_po_chunk *c = ct_po_chunk_of(src, p, &s);
   if (p->flags & CT_PO_ABANDON) {
     uint32_t ret;
     ct_slot_abandon(c->w[2 * s], c->w[2 * s + 1], c->fn_base, c->clock, c->step, s, &r, &ret);
@@ -79,16 +86,25 @@ static inline struct ct_rec ct_po_get(const struct ct_po_src *src, const struct 
  * 128-bit multiply per record. */
 static inline void ct_po_key(const struct ct_po_src *src, const struct ct_po_rec *p, uint64_t *fn,
                              uint64_t *acc) {
-  const struct ct_po_chunk *c = &src->chunks[p->ref >> src->shift];
-  const uint64_t *w = c->w + 2 * (p->ref & ((1u << src->shift) - 1));
+  size_t s;
+  const struct ct_po_chunk *c = ct_po_chunk_of(src, p, &s);
+  const uint64_t *w = c->w + 2 * s;
   if (ct_slot_plain_record(w[0], w[1])) { /* nearly every record */
-    *fn = c->fn_base ? c->fn_base - w[0] : w[0];
+    *fn = ct_slot_fn(c->fn_base, w[0]);
     *acc = w[1];
     return;
   }
   const struct ct_rec r = ct_po_get(src, p);
   *fn = r.fn;
   *acc = r.acc;
+}
+
+/* When record p was written: ct_po_get's time_ns, without decoding the rest. */
+static inline uint64_t ct_po_time(const struct ct_po_src *src, const struct ct_po_rec *p) {
+  if (p->flags & CT_PO_FRAME) return src->frames[p->ref].time_ns;
+  size_t s;
+  const struct ct_po_chunk *c = ct_po_chunk_of(src, p, &s);
+  return ct_slot_time(c->clock, c->step, s);
 }
 
 /* recs[0..n - nframes): the records; recs[n - nframes..n): the accumulators of the crashed

@@ -180,14 +180,6 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
   return gap;
 }
 
-/* When record p was written (ct_po_get's time_ns, without decoding the rest). */
-static inline uint64_t po_time(const struct ct_po_src *src, const struct ct_po_rec *p) {
-  if (p->flags & CT_PO_FRAME) return src->frames[p->ref].time_ns;
-  const struct ct_po_chunk *c = &src->chunks[p->ref >> src->shift];
-  const size_t s = p->ref & ((1u << src->shift) - 1);
-  return c->clock + (uint64_t)(((unsigned __int128)c->step * s) >> 32);
-}
-
 /* A record's steps ran before it was written, and, in post-order, before the records of the
  * calls it deferred, which were written earlier: each record's steps are given the earliest
  * time of the records from it on in model order (order[0..n)), so that a thread's times never
@@ -200,7 +192,7 @@ static int po_step_times(const struct po_buf *b, const uint32_t *order, size_t n
   uint64_t least = UINT64_MAX;
   ct_st_begin(out, delta, n);
   for (size_t i = n; i-- > 0;) {
-    const uint64_t own = po_time(&b->src, &b->v[order[i]]);
+    const uint64_t own = ct_po_time(&b->src, &b->v[order[i]]);
     if (own && own < least) least = own;
     if (ct_st_put(out, i, least == UINT64_MAX ? own : least) != 0) {
       ct_st_free(out);
@@ -216,8 +208,8 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
   /* where each frame a longjmp discarded stopped */
   for (size_t i = 0; b->abandons && i < b->n; i++)
     if (b->v[i].flags & CT_PO_ABANDON) {
-      const struct ct_po_chunk *c = &b->src.chunks[b->v[i].ref >> b->src.shift];
-      size_t s = b->v[i].ref & ((1u << b->src.shift) - 1);
+      size_t s;
+      const struct ct_po_chunk *c = ct_po_chunk_of(&b->src, &b->v[i], &s);
       struct ct_rec r;
       uint32_t ret;
       ct_slot_abandon(c->w[2 * s], c->w[2 * s + 1], c->fn_base, c->clock, c->step, s, &r, &ret);
@@ -252,7 +244,7 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
     po_free(next, next_bytes);
     return -1;
   }
-  size_t listed = 0; /* at most n: ct_postorder's lists end (and a list that did not would) */
+  size_t listed = 0; /* at most n: ct_postorder's list ends (one that did not is cut there) */
   for (uint32_t r = head; r != CT_PO_NONE && listed < b->n; r = next[r]) order[listed++] = r;
   struct ct_step_times times;
   const int timed = po_step_times(b, order, listed, next, &times) == 0;
