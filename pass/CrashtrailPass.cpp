@@ -177,27 +177,52 @@ static void redirectThreadCreation(Module &M) {
 // (the ring build writes a record before every call: nothing to save). After the metadata is
 // written: the decoder still sees a call of longjmp.
 static void redirectLongjmps(Module &M) {
+  bool Any = false;
   for (const char *Name : {"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk"}) {
     Function *LJ = M.getFunction(Name);
     if (!LJ || !LJ->isDeclaration()) continue;
     redirectCalls(LJ, M.getOrInsertFunction(std::string(CT_SYM_LONGJMP_PREFIX) + Name,
                                             LJ->getFunctionType(), LJ->getAttributes()));
+    Any = true;
   }
+  // The wrappers walk the stack with the C runtime's unwinder, which the runtime loads at the
+  // first longjmp (a program that never jumps maps none of it). sigsetjmp and siglongjmp are
+  // how a program jumps out of a signal handler, where loading a library could deadlock on the
+  // lock of the code the signal interrupted: a module that uses them has it loaded at start-up.
+  auto Used = [&](const char *Name) {
+    Function *F = M.getFunction(Name);
+    return F && F->isDeclaration() && !F->use_empty();
+  };
+  if (!Any || !(Used("__sigsetjmp") || Used(CT_SYM_LONGJMP_PREFIX "siglongjmp"))) return;
+  LLVMContext &C = M.getContext();
+  const char *CtorName = "__crashtrail_preload_ctor";
+  if (M.getFunction(CtorName)) return;
+  Function *Ctor = Function::Create(FunctionType::get(Type::getVoidTy(C), false),
+                                    GlobalValue::LinkOnceODRLinkage, CtorName, M);
+  Ctor->setVisibility(GlobalValue::HiddenVisibility);
+  Ctor->setComdat(M.getOrInsertComdat(CtorName));
+  Ctor->addFnAttr(Attribute::NoUnwind);
+  IRBuilder<> B(BasicBlock::Create(C, "", Ctor));
+  B.CreateCall(M.getOrInsertFunction(CT_SYM_PRELOAD_UNWINDER, Type::getVoidTy(C)));
+  B.CreateRetVoid();
+  appendToGlobalCtors(M, Ctor, 101, Ctor);
 }
 
-// f's entry in its module's defer table (struct ct_defer_entry): its address, through its
-// anchor (a local alias when f may be preempted: the entry must name this module's f), and its
-// defer slot's offset, the symbol llvm.localescape has the code generator define. In f's comdat
-// group, if any, so that the entry goes with the copy of f the linker keeps.
+// f's entry in its module's defer table (struct ct_defer_entry): its address as a distance from
+// the entry, through its anchor (a local alias when f may be preempted: the entry must name this
+// module's f), and its defer slot's offset, the symbol llvm.localescape has the code generator
+// define. Both are link-time constants, so the table is read-only and costs no relocation at
+// load (an address would: one dynamic relocation and a written page per function in a PIE). In
+// f's comdat group, if any, so that the entry goes with the copy of f the linker keeps.
 static void emitDeferEntry(Module &M, const FunctionPlan &P) {
-  std::string S = "\t.pushsection " CT_SECTION_DEFER ",\"aw";
+  std::string S = "\t.pushsection " CT_SECTION_DEFER ",\"a";
   if (const Comdat *C = P.F->getComdat()) {
     if (!plainAsmName(C->getName())) return; // the group's name would need quoting
     S += "G\",@progbits," + C->getName().str() + ",comdat\n";
   } else {
     S += "\",@progbits\n";
   }
-  S += "\t.p2align 3\n\t.quad " + P.Anchor->getName().str() + "\n\t.quad .L" +
+  S += "\t.p2align 3\n\t.quad " + P.Anchor->getName().str() + " - .\n\t.quad .L" +
        P.F->getName().str() + "$frame_escape_0\n\t.popsection\n";
   M.appendModuleInlineAsm(S);
 }

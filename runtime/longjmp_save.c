@@ -26,10 +26,17 @@
  * above the frame's stack pointer; a frame is
  * found in the table by its exact start (_Unwind_GetRegionStart), so a function of another
  * module or of none is never taken for one with a slot.
+ * The unwinder is the C runtime's (libgcc_s), loaded at the first longjmp rather than linked:
+ * a program that never jumps does not map it (88 KB of Lua's resident set). A module that calls
+ * sigsetjmp or siglongjmp, the way out of a signal handler, has it loaded at start-up instead
+ * (CT_SYM_PRELOAD_UNWINDER, from a constructor the pass adds): loading takes the loader's lock
+ * and allocates, which a signal handler must not. Without libgcc_s nothing is written (said once
+ * on stderr).
  * Context: normal. (A longjmp out of a signal handler also comes here: _Unwind_Backtrace takes
  * the loader's lock, so a signal that interrupted dlopen could deadlock it. The pass redirects
  * only calls in code built with deferred calls.)
  */
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <unwind.h>
@@ -37,6 +44,42 @@
 #include "rt_internal.h"
 
 #define JB_RSP 6
+
+/* The unwinder's entry points, from libgcc_s once loaded. */
+static struct {
+  _Unwind_Reason_Code (*backtrace)(_Unwind_Trace_Fn, void *);
+  _Unwind_Word (*get_cfa)(struct _Unwind_Context *);
+  _Unwind_Word (*get_gr)(struct _Unwind_Context *, int);
+  _Unwind_Ptr (*get_ip)(struct _Unwind_Context *);
+  _Unwind_Ptr (*get_region_start)(struct _Unwind_Context *);
+} uw;
+static int uw_state; /* 0 not tried, 1 loaded, -1 unavailable; written once the table is */
+
+/* Loads the unwinder once; 1 when it can be used. Two threads may both load it: dlopen counts
+ * references and both fill the table with the same values. */
+static int unwinder_ready(void) {
+  int st = __atomic_load_n(&uw_state, __ATOMIC_ACQUIRE);
+  if (st) return st > 0;
+  void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (h) {
+    *(void **)&uw.backtrace = dlsym(h, "_Unwind_Backtrace");
+    *(void **)&uw.get_cfa = dlsym(h, "_Unwind_GetCFA");
+    *(void **)&uw.get_gr = dlsym(h, "_Unwind_GetGR");
+    *(void **)&uw.get_ip = dlsym(h, "_Unwind_GetIP");
+    *(void **)&uw.get_region_start = dlsym(h, "_Unwind_GetRegionStart");
+  }
+  st = h && uw.backtrace && uw.get_cfa && uw.get_gr && uw.get_ip && uw.get_region_start ? 1 : -1;
+  if (st < 0) {
+    struct ct_msg msg = {{0}, 0};
+    ct_msg_str(&msg, "crashtrail: libgcc_s.so.1 could not be loaded: the paths of frames a "
+                     "longjmp discards are not recorded");
+    ct_msg_emit(&msg);
+  }
+  __atomic_store_n(&uw_state, st, __ATOMIC_RELEASE);
+  return st > 0;
+}
+
+CT_EXPORT void __crashtrail_preload_unwinder(void) { (void)unwinder_ready(); }
 
 struct discard_walk {
   uintptr_t target_sp; /* the setjmp caller's stack pointer: frames below it go */
@@ -55,7 +98,7 @@ static const struct ct_defer_entry *defer_entry(uintptr_t fn, const struct ct_mo
   const struct ct_module_desc *d = m ? m->desc : NULL;
   if (!d || d->abi_version < 6 || !d->defer_start) return NULL;
   for (const struct ct_defer_entry *e = d->defer_start; e < d->defer_stop; e++)
-    if (e->fn == fn) {
+    if ((d->abi_version >= 7 ? (uintptr_t)&e->fn + (uintptr_t)e->fn : (uintptr_t)e->fn) == fn) {
       *mod = m;
       return e;
     }
@@ -67,13 +110,13 @@ static const struct ct_defer_entry *defer_entry(uintptr_t fn, const struct ct_mo
  * registers the frame's. */
 static _Unwind_Reason_Code discard_frame(struct _Unwind_Context *ctx, void *arg) {
   struct discard_walk *w = arg;
-  uintptr_t sp = _Unwind_GetCFA(ctx);
+  uintptr_t sp = uw.get_cfa(ctx);
   if (sp >= w->target_sp) return _URC_END_OF_STACK; /* the setjmp caller: it lives on */
   const struct ct_module *m = NULL;
-  uintptr_t fn = _Unwind_GetRegionStart(ctx), ret = _Unwind_GetIP(ctx);
+  uintptr_t fn = uw.get_region_start(ctx), ret = uw.get_ip(ctx);
   const struct ct_defer_entry *e = fn ? defer_entry(fn, &m) : NULL;
   if (!e) return _URC_NO_REASON;
-  uintptr_t base = e->slot < 0 ? _Unwind_GetGR(ctx, 6) /* rbp */ : sp;
+  uintptr_t base = e->slot < 0 ? uw.get_gr(ctx, 6) /* rbp */ : sp;
   uintptr_t slot = base + (uintptr_t)e->slot;
   if (slot < sp || slot + 8 > w->target_sp || (slot & 7)) return _URC_NO_REASON;
   uint64_t acc = *(const volatile uint64_t *)slot;
@@ -87,8 +130,9 @@ static _Unwind_Reason_Code discard_frame(struct _Unwind_Context *ctx, void *arg)
 }
 
 static __attribute__((noinline)) void save_discarded(const void *env) {
+  if (!unwinder_ready()) return;
   struct discard_walk w = {demangle(((const uintptr_t *)env)[JB_RSP]), 0};
-  _Unwind_Backtrace(discard_frame, &w);
+  uw.backtrace(discard_frame, &w);
   /* With two modules the rings are merged by stamps, a segment ordered by the stamped record
    * that ends it: a fresh stamp in every ring of the thread ends the markers' segments here,
    * before whatever the thread writes after the jump, in any module. */

@@ -188,7 +188,8 @@ const struct ct_module *ct_module_at(uintptr_t addr) {
 
 CT_EXPORT void __crashtrail_register_module(struct ct_module_desc *desc) {
   ct_ensure_init();
-  if (desc->abi_version != CT_ABI_VERSION && desc->abi_version != 5) { /* 5: no defer table */
+  /* 5: no defer table; 6: its entries' functions relocated addresses (longjmp_save.c) */
+  if (desc->abi_version != CT_ABI_VERSION && desc->abi_version != 5 && desc->abi_version != 6) {
     struct ct_msg msg = {{0}, 0};
     ct_msg_str(&msg, "crashtrail: a module was built for runtime ABI ");
     ct_msg_dec(&msg, desc->abi_version);

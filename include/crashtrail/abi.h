@@ -46,8 +46,9 @@
 
 #include <stdint.h>
 
-#define CT_ABI_VERSION 6u /* 6: the descriptor's defer table; 5: 16 KB chunks (the pass's
-                           * inline chunk test) */
+#define CT_ABI_VERSION 7u /* 7: defer entries name their function by distance (a read-only
+                           * table); 6: the descriptor's defer table; 5: 16 KB chunks (the
+                           * pass's inline chunk test) */
 
 /* ---- symbols ------------------------------------------------------------------------------ */
 /* Per loaded module (one definition per executable or shared object: linkonce_odr, hidden). */
@@ -102,14 +103,16 @@
                                                 * the calling module's __dso_handle added */
 #define CT_SYM_PTHREAD_CREATE "__crashtrail_pthread_create" /* pthread_create's signature: the
                                                        * thread set up before its routine */
+#define CT_SYM_PRELOAD_UNWINDER "__crashtrail_preload_unwinder" /* void (void): called at load
+                                                * by a module that calls siglongjmp (defer-calls) */
 
 /* ---- sections ----------------------------------------------------------------------------- */
 #define CT_SECTION_META ".debug_crashtrail" /* not allocated; a debug section, so linkers keep
                                                 * it under --gc-sections and objcopy
                                                 * --only-keep-debug moves it */
 #define CT_SECTION_TABLES "crashtrail_tab" /* allocated, zero: last/first-execution tables */
-#define CT_SECTION_DEFER "crashtrail_defer" /* allocated, writable (relocated: no text
-                                               * relocations in a PIE): struct ct_defer_entry,
+#define CT_SECTION_DEFER "crashtrail_defer" /* allocated, read-only (ABI 7; writable and
+                                               * relocated in ABI 6): struct ct_defer_entry,
                                                * one per function with a defer slot */
 
 /* ---- records ------------------------------------------------------------------------------ */
@@ -185,7 +188,7 @@ struct ct_module_desc {
  * pointer at the call (the callee's CFA). The pass gives no slot to a function whose frame is
  * addressed otherwise (dynamic or over-aligned allocas: a base register). */
 struct ct_defer_entry {
-  uint64_t fn;   /* the function's address (relocated) */
+  int64_t fn;    /* the function's address minus the entry's (ABI 6: the address, relocated) */
   int64_t slot;  /* the slot's offset, as above */
 };
 

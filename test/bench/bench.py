@@ -600,9 +600,13 @@ def finish_wall(ctx, variants, res, rss_files, load, use_hf):
             rows = rows[warm:]  # the warm-up run went through rss_exec too
         cpu = [float(r[1]) + float(r[2]) for r in rows]
         t = res[variant]["times"]
+        # Peak RSS as the median of the runs' peaks: a run's own peak moves by some 5% (Lua
+        # hashes its strings from the clock; the 4-thread program's malloc arenas take one size
+        # or another), so the largest of five reads the unluckiest run of each variant.
+        rss = [int(r[0]) for r in rows]
         res[variant].update(median=statistics.median(t), min=min(t), max=max(t),
-                            rss_kb=max(int(r[0]) for r in rows), cpu=cpu,
-                            cpu_median=statistics.median(cpu))
+                            rss_kb=int(statistics.median(rss)), rss_min=min(rss),
+                            rss_max=max(rss), cpu=cpu, cpu_median=statistics.median(cpu))
     clean_tmp(ctx)
     return res, load
 
@@ -815,6 +819,13 @@ def summarize(res):
             mt_alone_cpu=ratio(res, WORKLOADS[multi[0]].get("alone"), v, "cpu_median")
             if multi else None)
     return out, single, multi
+
+
+def rss_cell(r):
+    """A variant's peak RSS, median (min-max) when the runs' range is known."""
+    if "rss_min" not in r:
+        return f"{r['rss_kb']} KB"
+    return f"{r['rss_kb']} KB ({r['rss_min']}-{r['rss_max']})"
 
 
 def ring_memory(res, wl, v):
@@ -1067,13 +1078,14 @@ def render(res):
             rings, ex = ring_memory(res, wl, v)
             if rings is not None:
                 r = res["workloads"][wl]
-                mem_rows.append([wl, VARIANTS[v]["label"], f"{r['base']['rss_kb']} KB",
-                                 f"{rings} KB", f"{r[v]['rss_kb']} KB",
+                mem_rows.append([wl, VARIANTS[v]["label"], rss_cell(r["base"]),
+                                 f"{rings} KB", rss_cell(r[v]),
                                  f"{r[v]['rss_kb'] - r['base']['rss_kb']} KB", f"{ex:+.1f}%"])
     if mem_rows:
         L += ["### crashtrail memory: RSS against the configured rings", "",
               "Rings: CRASHTRAIL_RING_KB (default 256) per thread that ran instrumented code, "
-              "one module.", "",
+              "one module. RSS: the median of the timed runs' peaks (the smallest and the "
+              "largest in brackets); excess: over base RSS + rings.", "",
               md_table(["workload", "variant", "base RSS", "rings", "RSS", "added", "excess"],
                        mem_rows), ""]
     d = res.get("dump")

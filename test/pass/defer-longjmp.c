@@ -24,8 +24,12 @@ static jmp_buf env;
 static sigjmp_buf senv;
 static volatile int sink;
 
-// IR: module asm {{.*}}.pushsection crashtrail_defer,\22aw\22,@progbits
-// IR: module asm {{.*}}.quad .Lmid$frame_escape_0
+// The defer table is read-only, its function a distance (no relocation at load); a module that
+// uses sigsetjmp or siglongjmp has the unwinder loaded by a constructor at start-up.
+// IR: module asm {{.*}}.pushsection crashtrail_defer,\22a\22,@progbits
+// IR: module asm {{.*}}.quad mid - .
+// IR-NEXT: module asm {{.*}}.quad .Lmid$frame_escape_0
+// IR: @llvm.global_ctors = {{.*}}@__crashtrail_preload_ctor
 // IR-LABEL: define {{.*}}@mid(
 // IR: call void (...) @llvm.localescape({{i64\*|ptr}} [[SLOT:%[0-9a-z.]+]])
 // IR: store volatile i64 {{.*}}, {{i64\*|ptr}} [[SLOT]]
@@ -33,6 +37,9 @@ static volatile int sink;
 // IR-LABEL: define {{.*}}@thrower(
 // IR: call void @__crashtrail_longjmp(
 // IR: call void @__crashtrail_siglongjmp(
+// IR-LABEL: define {{.*}}@__crashtrail_preload_ctor(
+// IR-NEXT: call void @__crashtrail_preload_unwinder()
+// RING-NOT: __crashtrail_preload
 // RING-NOT: .pushsection crashtrail_defer
 // RING-LABEL: define {{.*}}@mid(
 // RING-NOT: llvm.localescape
@@ -68,22 +75,22 @@ int main(int argc, char **argv) {
 // OUT: back twice
 
 // Each call of mid: its lines up to the call that threw, then main's line after the setjmp.
-// SHOW: main {{.*}}defer-longjmp.c:62 |
-// SHOW-NEXT: mid {{.*}}defer-longjmp.c:54 |
-// SHOW-NEXT: mid {{.*}}defer-longjmp.c:55 |
+// SHOW: main {{.*}}defer-longjmp.c:69 |
+// SHOW-NEXT: mid {{.*}}defer-longjmp.c:61 |
+// SHOW-NEXT: mid {{.*}}defer-longjmp.c:62 |
 // SHOW-NEXT: leaf {{.*}}defer-longjmp.c:
-// SHOW: mid {{.*}}defer-longjmp.c:56 |
-// SHOW-NEXT: mid {{.*}}defer-longjmp.c:57 |
-// SHOW-NEXT: thrower {{.*}}defer-longjmp.c:45 |
-// SHOW-NEXT: main {{.*}}defer-longjmp.c:62 |
-// SHOW-NEXT: main {{.*}}defer-longjmp.c:63 |
-// SHOW-NEXT: mid {{.*}}defer-longjmp.c:54 |
-// SHOW-NEXT: mid {{.*}}defer-longjmp.c:55 |
+// SHOW: mid {{.*}}defer-longjmp.c:63 |
+// SHOW-NEXT: mid {{.*}}defer-longjmp.c:64 |
+// SHOW-NEXT: thrower {{.*}}defer-longjmp.c:52 |
+// SHOW-NEXT: main {{.*}}defer-longjmp.c:69 |
+// SHOW-NEXT: main {{.*}}defer-longjmp.c:70 |
+// SHOW-NEXT: mid {{.*}}defer-longjmp.c:61 |
+// SHOW-NEXT: mid {{.*}}defer-longjmp.c:62 |
 // SHOW-NEXT: leaf {{.*}}defer-longjmp.c:
-// SHOW: mid {{.*}}defer-longjmp.c:56 |
-// SHOW-NEXT: mid {{.*}}defer-longjmp.c:57 |
-// SHOW-NEXT: thrower {{.*}}defer-longjmp.c:45 |
-// SHOW-NEXT: thrower {{.*}}defer-longjmp.c:46 |
-// SHOW-NEXT: main {{.*}}defer-longjmp.c:63 |
-// SHOW-NEXT: main {{.*}}defer-longjmp.c:64 |
+// SHOW: mid {{.*}}defer-longjmp.c:63 |
+// SHOW-NEXT: mid {{.*}}defer-longjmp.c:64 |
+// SHOW-NEXT: thrower {{.*}}defer-longjmp.c:52 |
+// SHOW-NEXT: thrower {{.*}}defer-longjmp.c:53 |
+// SHOW-NEXT: main {{.*}}defer-longjmp.c:70 |
+// SHOW-NEXT: main {{.*}}defer-longjmp.c:71 |
 // SHOW-NOT: warning
