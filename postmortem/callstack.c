@@ -1143,7 +1143,7 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
  * stop): walked as far as its bits go, through its deferred calls (their callees' records
  * follow), to the deferred call at `stop`, where the frame stays (its callee is the next
  * frame inwards). */
-static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p,
+static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p, uint32_t stop,
                            const struct ct_rec *rec) {
   struct ct_module *m = &cs->t->mods->mods[p->mod];
   const struct ct_mfunc *f = ct_meta_find(m->meta, rec->fn - m->bias);
@@ -1153,7 +1153,7 @@ static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p,
   locate(cs, f, m, p->mod, w.site, 1); /* no flush: found by its site alone */
   if (!cs->n || cs->fr[cs->n - 1].f != f || cs->fr[cs->n - 1].kind != FR_KNOWN) return;
   cs->fr[cs->n - 1].partial = (p->flags & CT_PO_INNERMOST) ? 2 : 1;
-  cs->fr[cs->n - 1].stop = p->aux;
+  cs->fr[cs->n - 1].stop = stop;
   cs->fr[cs->n - 1].walked = 0;
   walk_on(cs, &w, p->mod, w.site, CT_WALK_BLOCK);
 }
@@ -1174,11 +1174,11 @@ void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
     if (marker) {
       cs->po_callback = p->flags & CT_PO_ABANDON ? p->callback : 0;
       cs->po_saved = 0;
-      record_partial(cs, p, &rec);
+      record_partial(cs, p, ct_po_aux(src, recs, order[i]), &rec);
       continue;
     }
     cs->po_callback = p->callback;
-    cs->po_lost = p->aux;
+    cs->po_lost = ct_po_aux(src, recs, order[i]);
     cs->po_saved = (p->flags & CT_PO_SAVED) != 0;
     struct ct_module *m = &mods[p->mod];
     const int gap = p->flags & CT_PO_GAP;

@@ -840,7 +840,7 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
   size_t low = mid == NONE_POS ? NONE_POS : pre->n ? simple_back(p, pre->v, pre->n, mid) : mid;
   if (low != NONE_POS) { /* most records: nothing to match, or returned callees on top */
     p->commit = 1;
-    p->recs[r].aux = 0;
+    ct_po_set_aux(p->src, p->recs, r, 0);
     it->recs = EMPTY;
     append_items(p, &it->recs, low, mid);
     p->next[r] = NONE;
@@ -858,7 +858,7 @@ static int new_item(struct po *p, const struct ct_mfunc *f, uint16_t mod, size_t
     lost = p->lost_calls;
     if (!lost && !match_back(p, pre->v, pre->n, p->floor, &top, 0, &before)) return 0;
     if (commit) {
-      p->recs[r].aux = (uint32_t)lost;
+      ct_po_set_aux(p->src, p->recs, r, (uint32_t)lost);
       it->recs = EMPTY;
       append(p, &it->recs, before);
       p->next[r] = NONE;
@@ -1048,8 +1048,8 @@ static int place_abandoned(struct po *p, size_t r, struct slots *calls, struct s
   const struct ct_mblock *stop = NULL;
   uint32_t start = 0;
   calls->n = 0;
-  if (!f || !p->recs[r].aux ||
-      !walk_partial(f, mod, rr.acc, p->recs[r].aux, 1, &start, calls, &stop) || !calls->n)
+  const uint32_t at = ct_po_aux(p->src, p->recs, r);
+  if (!f || !at || !walk_partial(f, mod, rr.acc, at, 1, &start, calls, &stop) || !calls->n)
     return 0;
   struct slot in = calls->v[--calls->n]; /* the call it was in */
   const struct ct_mfunc *g = callee(p, &in);
@@ -1125,8 +1125,8 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
     calls->n = 0;
     const struct ct_mblock *stop = NULL;
     const int innermost = (recs[r].flags & CT_PO_INNERMOST) != 0;
-    if (!f || !walk_partial(f, recs[r].mod, fr.acc, recs[r].aux, innermost, &start, calls,
-                            &stop)) {
+    if (!f || !walk_partial(f, recs[r].mod, fr.acc, ct_po_aux(p->src, recs, r), innermost, &start,
+                            calls, &stop)) {
       p->mismatches++;
       continue; /* the model is not given it */
     }
@@ -1277,13 +1277,13 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
     }
     if (recs[r].flags & CT_PO_TOPLEVEL) p.floor = p.n; /* an exit handler starts */
     if (recs[r].flags & CT_PO_ABANDON) {
-      int placed = recs[r].aux ? place_abandoned(&p, r, &calls, &pre) : 1; /* 0: in no deferred
-                                                                              call, left out */
+      int placed = ct_po_aux(src, recs, r) ? place_abandoned(&p, r, &calls, &pre)
+                                           : 1; /* 0: in no deferred call, left out */
       if (placed < 0) goto out;
       if (!placed) p.mismatches++;
       continue;
     }
-    recs[r].aux = 0;
+    ct_po_set_aux(src, recs, r, 0);
     struct item it = {.mod = recs[r].mod, .state = IT_DONE, .recs = {(uint32_t)r, (uint32_t)r},
                       .own = (uint32_t)r};
     uint32_t start = 0;

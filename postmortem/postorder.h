@@ -13,8 +13,10 @@
 
 /* Where the gathered records are: each record stays in its ring chunk in the mapped dump
  * and is named by its chunk's index here and its slot (ct_po_rec.ref = chunk << shift | slot),
- * so the 4 M records of a 64 MB dump take 12 bytes each, not a copy of 32; a frame's
- * accumulator read from the stack (CT_PO_FRAME) is frames[ref]. */
+ * so the 4 M records of a 64 MB dump take 8 bytes each, not a copy of 32; a frame's
+ * accumulator read from the stack (CT_PO_FRAME) is frames[ref]. aux[i] is record i's number
+ * (below), read only where its flags say CT_PO_AUX: few records have one, so the array, zero
+ * pages from calloc, is hardly touched and the records stay 8 bytes. */
 struct ct_po_chunk {
   const uint64_t *w; /* the chunk's first record slot */
   uint64_t fn_base, clock, step; /* as ct_slot_rec takes them */
@@ -26,11 +28,17 @@ struct ct_po_src {
   struct ct_rec *frames;
   const struct ct_mfunc **frame_callers; /* each frame's caller on the stack (NULL: none with
                                             records) */
+  uint32_t *aux; /* a slot per record (ct_po_aux, ct_po_set_aux) */
 };
 
 /* A record of the thread, in the order the rings give (segments merged across modules), or a
  * suspended frame's unfinished path (CT_PO_FRAME). ct_postorder writes its answers for each
- * record into the record itself (callback, aux). */
+ * record into the record itself (callback) and its aux (ct_po_set_aux). A record's aux: how
+ * many of its first deferred calls ran before the history's start (their callees' records
+ * were overwritten: the model walks past them). A frame's (CT_PO_FRAME, CT_PO_ABANDON): its
+ * stop, the deferred call its walk reaches as the stop-th block that it stays in (the
+ * innermost frame: its last before its last bit, which returned; an outer frame: the one it
+ * is in). */
 enum {
   CT_PO_GAP = 1,       /* history before it was lost */
   CT_PO_FRAME = 2,     /* a frame's accumulator, not a record (aux: its stop) */
@@ -42,6 +50,7 @@ enum {
   CT_PO_TOPLEVEL = 32, /* a record that follows a CT_TAG_TOPLEVEL marker: an exit handler's
                           first, no callee of a call before it */
   CT_PO_STAMPED = 64,  /* a record written stamped (CT_REC_STAMPED; a CUT marker is none) */
+  CT_PO_AUX = 128,     /* its aux is not 0 (ct_po_src.aux holds it) */
 };
 struct ct_po_rec {
   uint32_t ref;     /* where it is (struct ct_po_src) */
@@ -51,13 +60,23 @@ struct ct_po_rec {
                        made (1: a callback of a deferred call; 3: of a call a record was written
                        before) or that a call through a pointer made (2), which the model cannot
                        tell from calls its caller made later; 0 otherwise */
-  uint32_t aux;     /* a record: out, how many of its first deferred calls ran before the
-                       history's start (their callees' records were overwritten: the model
-                       walks past them). A frame: the accumulator of a frame on the crashed
-                       thread's stack stays in the deferred call its walk reaches as the
-                       aux-th block (the innermost frame: its last before its last bit, which
-                       returned; an outer frame: the one it is in) */
 };
+
+/* Record i's aux (above). */
+static inline uint32_t ct_po_aux(const struct ct_po_src *src, const struct ct_po_rec *recs,
+                                 size_t i) {
+  return (recs[i].flags & CT_PO_AUX) ? src->aux[i] : 0;
+}
+
+static inline void ct_po_set_aux(const struct ct_po_src *src, struct ct_po_rec *recs, size_t i,
+                                 uint32_t v) {
+  if (v) {
+    src->aux[i] = v;
+    recs[i].flags |= CT_PO_AUX;
+  } else {
+    recs[i].flags &= (uint8_t)~CT_PO_AUX;
+  }
+}
 
 /* The chunk of ring record p (not a CT_PO_FRAME) and, in *s, its slot there. */
 static inline const struct ct_po_chunk *ct_po_chunk_of(const struct ct_po_src *src,

@@ -1022,7 +1022,7 @@ uint32_t ct_stack_abandoned_stop(struct ct_timeline *t, uint16_t mod, uint64_t f
 }
 
 size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
-                                struct ct_po_rec *out, struct ct_rec *recs,
+                                struct ct_po_rec *out, uint32_t *stops, struct ct_rec *recs,
                                 const struct ct_mfunc **callers, size_t max) {
   struct raw_frame *frames = calloc(CT_MAX_FRAMES, sizeof *frames);
   size_t k = 0, shown = th->nstack;
@@ -1072,9 +1072,10 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
       recs[k] = (struct ct_rec){f->addr + rf->mod->bias, acc, time};
       uint64_t outer_start = 0;
       callers[k] = i + 1 < n ? instrumented_function(&frames[i + 1], &outer_start) : NULL;
+      stops[k] = stop;
       out[k++] = (struct ct_po_rec){0, (uint16_t)(rf->mod - t->mods->mods),
                                     (uint8_t)(CT_PO_FRAME | (innermost ? CT_PO_INNERMOST : 0)),
-                                    0, stop};
+                                    0};
       if (innermost) {
         t->pending_skip_fn = f;
         t->pending_skip = stop;
@@ -1094,6 +1095,9 @@ size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
     const struct ct_mfunc *z = callers[a];
     callers[a] = callers[b];
     callers[b] = z;
+    const uint32_t u = stops[a];
+    stops[a] = stops[b];
+    stops[b] = u;
   }
   for (size_t i = 0; i < k; i++) out[i].ref = (uint32_t)i;
   return k;

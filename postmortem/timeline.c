@@ -120,7 +120,7 @@ struct po_buf {
   size_t *entry_base; /* per ring: where its chunks start in entry[] */
 };
 
-/* The two arrays of a record each (16 bytes a record: 64 MB for a 64 MB dump) are mapped in
+/* The two arrays of a record each (12 bytes a record: 48 MB for a 64 MB dump) are mapped in
  * 2 MB pages where the kernel gives them on request (transparent huge pages in "madvise"
  * mode, Debian's default): faulting them in 4 KB at a time was a sixth of the decoding's
  * time. Released with po_free; NULL when out of memory. */
@@ -163,7 +163,7 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
         !r.fn) {
       const enum ct_slot_kind kind = ct_slot_kind(w[2 * s], w[2 * s + 1]);
       if (kind == CT_SLOT_ABANDON) { /* its stop: po_decode */
-        b->v[b->n++] = (struct ct_po_rec){chunk | (uint32_t)s, mod, CT_PO_ABANDON, 0, 0};
+        b->v[b->n++] = (struct ct_po_rec){chunk | (uint32_t)s, mod, CT_PO_ABANDON, 0};
         b->saved = 1;
         b->abandons++;
       }
@@ -173,7 +173,7 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
     const uint8_t flags = (uint8_t)((gap ? CT_PO_GAP : 0) | (b->saved ? CT_PO_SAVED : 0) |
                                     (b->toplevel ? CT_PO_TOPLEVEL : 0) |
                                     ((w[2 * s] & CT_REC_STAMPED) ? CT_PO_STAMPED : 0));
-    b->v[b->n++] = (struct ct_po_rec){chunk | (uint32_t)s, mod, flags, 0, 0};
+    b->v[b->n++] = (struct ct_po_rec){chunk | (uint32_t)s, mod, flags, 0};
     b->saved = b->toplevel = 0;
     gap = 0;
   }
@@ -213,11 +213,13 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
       struct ct_rec r;
       uint32_t ret;
       ct_slot_abandon(c->w[2 * s], c->w[2 * s + 1], c->fn_base, c->clock, c->step, s, &r, &ret);
-      b->v[i].aux = ct_stack_abandoned_stop(t, b->v[i].mod, r.fn, r.acc, ret);
+      ct_po_set_aux(&b->src, b->v, i, ct_stack_abandoned_stop(t, b->v[i].mod, r.fn, r.acc, ret));
     }
   if (stopped) { /* the stack's suspended frames go last */
-    nframes = ct_stack_deferred_frames(t, th, b->v + b->n, b->src.frames, b->src.frame_callers,
-                                       PO_MAX_FRAMES);
+    uint32_t stops[PO_MAX_FRAMES];
+    nframes = ct_stack_deferred_frames(t, th, b->v + b->n, stops, b->src.frames,
+                                       b->src.frame_callers, PO_MAX_FRAMES);
+    for (size_t k = 0; k < nframes; k++) ct_po_set_aux(&b->src, b->v, b->n + k, stops[k]);
     b->n += nframes;
   }
   const size_t next_bytes = b->n * sizeof(uint32_t);
@@ -281,7 +283,8 @@ static int po_reserve(struct po_buf *b, const struct ct_ring_records *rings, siz
   b->src.chunks = malloc((chunks ? chunks : 1) * sizeof *b->src.chunks);
   b->src.frames = malloc(PO_MAX_FRAMES * sizeof *b->src.frames);
   b->src.frame_callers = malloc(PO_MAX_FRAMES * sizeof *b->src.frame_callers);
-  return b->v && b->src.chunks && b->src.frames && b->src.frame_callers ? 0 : -1;
+  b->src.aux = calloc(slots, sizeof *b->src.aux); /* zero pages: few are ever written */
+  return b->v && b->src.chunks && b->src.frames && b->src.frame_callers && b->src.aux ? 0 : -1;
 }
 
 /* Orders and decodes all rings of one thread. Its call-stack model goes to *keep if asked
@@ -359,6 +362,7 @@ out:
   free(po.entry_base);
   free(po.src.frames);
   free(po.src.frame_callers);
+  free(po.src.aux);
   if (rr)
     for (size_t i = 0; i < d->nrings; i++) ct_ring_records_free(&rr[i]);
   free(rr);

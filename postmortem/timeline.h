@@ -178,7 +178,7 @@ struct ct_mfunc;
 uint32_t ct_stack_abandoned_stop(struct ct_timeline *t, uint16_t mod, uint64_t fn, uint64_t acc,
                                  uint32_t ret);
 size_t ct_stack_deferred_frames(struct ct_timeline *t, struct ct_tl_thread *th,
-                                struct ct_po_rec *out, struct ct_rec *recs,
+                                struct ct_po_rec *out, uint32_t *stops, struct ct_rec *recs,
                                 const struct ct_mfunc **callers, size_t max);
 /* The last/first-execution traces from the dumped tables (exec_tables.c). */
 int ct_timeline_exec_tables(struct ct_timeline *t);
