@@ -14,7 +14,8 @@
 //     to those of its targets from which the dispatch can be reached without a call.
 //  6. Compute, bottom-up (in rounds, for back edges into headers without a check), the most
 //     bits any path can add before the next check or flush; where that would exceed the
-//     budget, add a check point.
+//     budget, add a check point (a smaller budget for blocks on cycles, so that the checks of
+//     loops fire only when their records are nearly full).
 //  7. Number the sites and collect each block's source lines.
 //
 //===----------------------------------------------------------------------------------------===//
@@ -298,6 +299,16 @@ struct Builder {
   // decided once the back edges are known (placeLatchChecks). Indirect branches keep the
   // header (moveDispatchChecks), and so does a self-loop.
   std::vector<std::pair<unsigned, unsigned>> BackFrom; // latch, header: placeLatchChecks
+  std::vector<bool> InCycle; // blocks on a cycle (findCycles)
+  // The most bits a block on a cycle may add before the next check or flush (elsewhere: the
+  // limit placeChecks is given, 48 at first). A check fires when the accumulator could not
+  // take its budget, so a check in a loop whose body has one long path fires nearly every
+  // time round: SQLite's VDBE dispatch had a budget of 54 bits and wrote a record whenever an
+  // opcode had added one bit (3.2 M of SQLite's 16.7 M records). With 24, long paths in loop
+  // bodies get checks of their own (rarely taken) and the loop's check keeps 30 bits or more:
+  // SQLite's instructions -3.1% (1.367x to 1.324x), Lua and zlib level (16: 1.330x, 20:
+  // 1.329x, 28: 1.361x, 32: 1.340x; docs/performance.md).
+  static constexpr unsigned LoopLimit = 24;
   void findLoops(std::vector<unsigned> &PostOrder, std::vector<std::vector<bool>> &IsBack) {
     unsigned N = P.Blocks.size();
     std::vector<int> State(N, 0); // 0 new, 1 on stack, 2 done
@@ -395,6 +406,50 @@ struct Builder {
   // taken from the round before: rounds repeat until nothing changes. Every cycle has a check
   // or a flush, so what a back edge adds never depends on itself and the rounds end (false if
   // they did not: a cycle without either, which would be a bug).
+  // Blocks on a cycle of the CFG (Tarjan's strongly connected components, iteratively).
+  std::vector<bool> findCycles() {
+    unsigned N = P.Blocks.size(), Next = 0;
+    std::vector<unsigned> Index(N, ~0u), Low(N, 0), Comp;
+    std::vector<bool> OnStack(N, false), InCycle(N, false);
+    std::vector<std::pair<unsigned, unsigned>> Work;
+    for (unsigned Root = 0; Root < N; ++Root) {
+      if (Index[Root] != ~0u) continue;
+      Work.push_back({Root, 0});
+      Index[Root] = Low[Root] = Next++;
+      Comp.push_back(Root);
+      OnStack[Root] = true;
+      while (!Work.empty()) {
+        auto &[B, SI] = Work.back();
+        const std::vector<Successor> &Succs = P.Blocks[B].Succs;
+        if (SI < Succs.size()) {
+          unsigned T = Succs[SI++].Block;
+          if (T == B) InCycle[B] = true;
+          if (Index[T] == ~0u) {
+            Index[T] = Low[T] = Next++;
+            Comp.push_back(T);
+            OnStack[T] = true;
+            Work.push_back({T, 0});
+          } else if (OnStack[T]) {
+            Low[B] = std::min(Low[B], Index[T]);
+          }
+          continue;
+        }
+        unsigned Done = B;
+        Work.pop_back();
+        if (!Work.empty()) Low[Work.back().first] = std::min(Low[Work.back().first], Low[Done]);
+        if (Low[Done] != Index[Done]) continue;
+        bool Many = Comp.back() != Done;
+        for (unsigned X = ~0u; X != Done;) {
+          X = Comp.back();
+          Comp.pop_back();
+          OnStack[X] = false;
+          if (Many) InCycle[X] = true;
+        }
+      }
+    }
+    return InCycle;
+  }
+
   bool placeChecks(const std::vector<unsigned> &PostOrder,
                    const std::vector<std::vector<bool>> &IsBack, unsigned Limit,
                    std::vector<bool> &ExtraCheck, unsigned &Worst) {
@@ -416,7 +471,8 @@ struct Builder {
             Max = std::max(Max, S.C.Length + After);
           }
         D[B] = Max;
-        if (!BP.Check && !ExtraCheck[B] && Max > Limit && BP.Site < 0) ExtraCheck[B] = true;
+        const unsigned L = InCycle[B] ? std::min(Limit, LoopLimit) : Limit;
+        if (!BP.Check && !ExtraCheck[B] && Max > L && BP.Site < 0) ExtraCheck[B] = true;
         // The check fires when the next Max bits could overflow: a record holds up to 63 - Max
         // bits (the limit is a memory operand when it is no 32-bit immediate, see emitCheck).
         if (BP.Check || ExtraCheck[B]) BP.Budget = Max;
@@ -559,6 +615,7 @@ struct Builder {
     for (BlockPlan &B : P.Blocks)
       if (AfterCall.count(B.BB) || Landing.count(B.BB)) B.Site = 1;
     std::vector<bool> Extra;
+    InCycle = findCycles();
     for (unsigned Limit = 48;; Limit -= 4) {
       unsigned Worst = 0;
       if (!placeChecks(PostOrder, IsBack, Limit, Extra, Worst)) {
