@@ -399,18 +399,11 @@ struct Builder {
     return false;
   }
 
-  // Longest code path (bits) from each block to the next check or flush; adds checks where it
-  // exceeds Limit. Worst: the largest budget a check or site ends up with. Bottom-up over the
-  // postorder; a back edge adds what its header's block adds when the header has no check (a
-  // latch without a check whose cycles all flush, a dispatch whose checks are on its targets),
-  // taken from the round before: rounds repeat until nothing changes. Every cycle has a check
-  // or a flush, so what a back edge adds never depends on itself and the rounds end (false if
-  // they did not: a cycle without either, which would be a bug).
   // Blocks on a cycle of the CFG (Tarjan's strongly connected components, iteratively).
   std::vector<bool> findCycles() {
     unsigned N = P.Blocks.size(), Next = 0;
     std::vector<unsigned> Index(N, ~0u), Low(N, 0), Comp;
-    std::vector<bool> OnStack(N, false), InCycle(N, false);
+    std::vector<bool> OnStack(N, false), Cyclic(N, false);
     std::vector<std::pair<unsigned, unsigned>> Work;
     for (unsigned Root = 0; Root < N; ++Root) {
       if (Index[Root] != ~0u) continue;
@@ -423,7 +416,7 @@ struct Builder {
         const std::vector<Successor> &Succs = P.Blocks[B].Succs;
         if (SI < Succs.size()) {
           unsigned T = Succs[SI++].Block;
-          if (T == B) InCycle[B] = true;
+          if (T == B) Cyclic[B] = true;
           if (Index[T] == ~0u) {
             Index[T] = Low[T] = Next++;
             Comp.push_back(T);
@@ -443,13 +436,20 @@ struct Builder {
           X = Comp.back();
           Comp.pop_back();
           OnStack[X] = false;
-          if (Many) InCycle[X] = true;
+          if (Many) Cyclic[X] = true;
         }
       }
     }
-    return InCycle;
+    return Cyclic;
   }
 
+  // Longest code path (bits) from each block to the next check or flush; adds checks where it
+  // exceeds Limit (LoopLimit on a cycle). Worst: the largest budget a check or site ends up with. Bottom-up over the
+  // postorder; a back edge adds what its header's block adds when the header has no check (a
+  // latch without a check whose cycles all flush, a dispatch whose checks are on its targets),
+  // taken from the round before: rounds repeat until nothing changes. Every cycle has a check
+  // or a flush, so what a back edge adds never depends on itself and the rounds end (false if
+  // they did not: a cycle without either, which would be a bug).
   bool placeChecks(const std::vector<unsigned> &PostOrder,
                    const std::vector<std::vector<bool>> &IsBack, unsigned Limit,
                    std::vector<bool> &ExtraCheck, unsigned &Worst) {
