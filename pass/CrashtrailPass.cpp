@@ -193,19 +193,10 @@ static void redirectLongjmps(Module &M) {
     Function *F = M.getFunction(Name);
     return F && F->isDeclaration() && !F->use_empty();
   };
-  if (!Any || !(Used("__sigsetjmp") || Used(CT_SYM_LONGJMP_PREFIX "siglongjmp"))) return;
-  LLVMContext &C = M.getContext();
-  const char *CtorName = "__crashtrail_preload_ctor";
-  if (M.getFunction(CtorName)) return;
-  Function *Ctor = Function::Create(FunctionType::get(Type::getVoidTy(C), false),
-                                    GlobalValue::LinkOnceODRLinkage, CtorName, M);
-  Ctor->setVisibility(GlobalValue::HiddenVisibility);
-  Ctor->setComdat(M.getOrInsertComdat(CtorName));
-  Ctor->addFnAttr(Attribute::NoUnwind);
-  IRBuilder<> B(BasicBlock::Create(C, "", Ctor));
-  B.CreateCall(M.getOrInsertFunction(CT_SYM_PRELOAD_UNWINDER, Type::getVoidTy(C)));
-  B.CreateRetVoid();
-  appendToGlobalCtors(M, Ctor, 101, Ctor);
+  if (Any && (Used("__sigsetjmp") || Used(CT_SYM_LONGJMP_PREFIX "siglongjmp")))
+    addModuleConstructor(M, "__crashtrail_preload_ctor",
+                         M.getOrInsertFunction(CT_SYM_PRELOAD_UNWINDER,
+                                               Type::getVoidTy(M.getContext())));
 }
 
 // f's entry in its module's defer table (struct ct_defer_entry): its address as a distance from

@@ -30,16 +30,22 @@ static GlobalVariable *weakHiddenByte(Module &M, StringRef Name) {
 }
 
 static Function *makeModuleHook(Module &M, StringRef Name, FunctionCallee Target,
-                                Constant *Desc) {
+                                ArrayRef<Value *> Args) {
   LLVMContext &C = M.getContext();
   Function *F = Function::Create(FunctionType::get(Type::getVoidTy(C), false),
                                  GlobalValue::LinkOnceODRLinkage, Name, M);
   makePerModule(F);
   F->addFnAttr(Attribute::NoUnwind);
   IRBuilder<> B(BasicBlock::Create(C, "", F));
-  B.CreateCall(Target, {Desc});
+  B.CreateCall(Target, Args);
   B.CreateRetVoid();
   return F;
+}
+
+void addModuleConstructor(Module &M, StringRef Name, FunctionCallee Target) {
+  if (M.getFunction(Name)) return;
+  Function *Ctor = makeModuleHook(M, Name, Target, {});
+  appendToGlobalCtors(M, Ctor, 101, Ctor);
 }
 
 // A per-module stub, `void Name(void)`, preserve_most, that calls Target(Pos, Desc).

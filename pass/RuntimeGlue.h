@@ -39,6 +39,10 @@ struct RuntimeGlue {
   llvm::Value *recordIdValue(llvm::IRBuilder<> &B, llvm::GlobalValue *Anchor);
 };
 
+// A constructor Name, one per ELF module (hidden, linkonce_odr, its own comdat), that calls
+// Target(): run at load with the module's other constructors (priority 101).
+void addModuleConstructor(llvm::Module &M, llvm::StringRef Name, llvm::FunctionCallee Target);
+
 } // namespace crashtrail
 
 #endif

@@ -1283,7 +1283,6 @@ int ct_postorder(struct ct_modset *mods, const struct ct_po_src *src, struct ct_
       if (!placed) p.mismatches++;
       continue;
     }
-    ct_po_set_aux(src, recs, r, 0);
     struct item it = {.mod = recs[r].mod, .state = IT_DONE, .recs = {(uint32_t)r, (uint32_t)r},
                       .own = (uint32_t)r};
     uint32_t start = 0;

@@ -97,8 +97,9 @@ static const struct ct_defer_entry *defer_entry(uintptr_t fn, const struct ct_mo
   const struct ct_module *m = ct_module_at(fn);
   const struct ct_module_desc *d = m ? m->desc : NULL;
   if (!d || d->abi_version < 6 || !d->defer_start) return NULL;
+  const int relative = d->abi_version >= 7; /* ABI 6: the entries hold addresses */
   for (const struct ct_defer_entry *e = d->defer_start; e < d->defer_stop; e++)
-    if ((d->abi_version >= 7 ? (uintptr_t)&e->fn + (uintptr_t)e->fn : (uintptr_t)e->fn) == fn) {
+    if ((uintptr_t)e->fn + (relative ? (uintptr_t)&e->fn : 0) == fn) {
       *mod = m;
       return e;
     }

@@ -104,7 +104,8 @@
 #define CT_SYM_PTHREAD_CREATE "__crashtrail_pthread_create" /* pthread_create's signature: the
                                                        * thread set up before its routine */
 #define CT_SYM_PRELOAD_UNWINDER "__crashtrail_preload_unwinder" /* void (void): called at load
-                                                * by a module that calls siglongjmp (defer-calls) */
+                                                * by a module that calls sigsetjmp or siglongjmp
+                                                * (defer-calls; runtime/longjmp_save.c) */
 
 /* ---- sections ----------------------------------------------------------------------------- */
 #define CT_SECTION_META ".debug_crashtrail" /* not allocated; a debug section, so linkers keep
