@@ -1158,27 +1158,64 @@ static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p, u
   walk_on(cs, &w, p->mod, w.site, CT_WALK_BLOCK);
 }
 
+int ct_callstack_windowed(const struct ct_callstack *cs) {
+  return cs->sw != NULL;
+}
+
+/* Windowed decoding in post-order: the records' steps were counted with their positions for
+ * times; the entries the window still holds of those counted since `since` get the time
+ * po_step_times (timeline.c) gives a position, the earliest own time of the records from it
+ * on. One pass from the last record down to the oldest kept entry's position, the entries
+ * newest first: their positions never go up going back (a record's entries are counted while
+ * it is the one decoded), so each record is read once; were one to, the pass starts again. */
+static void retime_window(struct ct_callstack *cs, size_t since, const struct ct_po_src *src,
+                          const struct ct_po_rec *recs, size_t n) {
+  struct ct_step_window *sw = cs->sw;
+  if (!n) return;
+  const size_t from = sw->pushed - since > sw->mask + 1 ? sw->pushed - (sw->mask + 1) : since;
+  uint64_t least = UINT64_MAX, own = 0;
+  size_t j = n; /* least: the earliest own time of recs[j..n); own: recs[j]'s */
+  for (size_t e = sw->pushed; e-- > from;) {
+    struct ct_sw_pending *q = &sw->q[e & sw->mask];
+    const size_t pos = q->time < n ? (size_t)q->time : n - 1;
+    if (pos > j) {
+      j = n;
+      least = UINT64_MAX;
+    }
+    while (j > pos) {
+      own = ct_po_time(src, &recs[--j]);
+      if (own && own < least) least = own;
+    }
+    q->time = least == UINT64_MAX ? own : least;
+  }
+  cs->time = ct_po_time(src, &recs[n - 1]); /* the last position's, for what follows */
+}
+
 void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
-                          const struct ct_po_rec *recs, const uint32_t *order, size_t n,
+                          const struct ct_po_rec *recs, size_t n,
                           const struct ct_step_times *times) {
   const int summaries = cs->sw && !cs->t->keep_blocks;
+  /* windowed: a record's position stands for its time until retime_window */
+  const int positions = !times && cs->sw;
+  const size_t since = cs->sw ? cs->sw->pushed : 0;
   struct ct_module *const mods = cs->t->mods->mods; /* loaded once: the loop stores via cs */
   struct ct_st_reader at = times ? ct_st_read(times) : (struct ct_st_reader){0};
   for (size_t i = 0; i < n; i++) {
-    const struct ct_po_rec *p = &recs[order[i]];
+    const struct ct_po_rec *p = &recs[i];
     const int marker = p->flags & (CT_PO_FRAME | CT_PO_ABANDON);
     struct ct_rec rec;
-    if (marker || !times) rec = ct_po_get(src, p);
-    else ct_po_key(src, p, &rec.fn, &rec.acc); /* the time comes from times */
+    if (marker || !(times || positions)) rec = ct_po_get(src, p);
+    else ct_po_key(src, p, &rec.fn, &rec.acc); /* the time comes from times, or is i */
     if (times) rec.time_ns = ct_st_next(&at, i);
+    else if (positions) rec.time_ns = i;
     if (marker) {
       cs->po_callback = p->flags & CT_PO_ABANDON ? p->callback : 0;
       cs->po_saved = 0;
-      record_partial(cs, p, ct_po_aux(src, recs, order[i]), &rec);
+      record_partial(cs, p, ct_po_aux(src, recs, i), &rec);
       continue;
     }
     cs->po_callback = p->callback;
-    cs->po_lost = ct_po_aux(src, recs, order[i]);
+    cs->po_lost = ct_po_aux(src, recs, i);
     cs->po_saved = (p->flags & CT_PO_SAVED) != 0;
     struct ct_module *m = &mods[p->mod];
     const int gap = p->flags & CT_PO_GAP;
@@ -1203,6 +1240,7 @@ void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
   }
   cs->po_callback = -1;
   cs->po_saved = 0;
+  if (positions) retime_window(cs, since, src, recs, n);
 }
 
 void ct_callstack_reach(struct ct_callstack *cs, const struct ct_mfunc *f, struct ct_module *m,

@@ -41,15 +41,16 @@ int ct_callstack_last_record(const struct ct_callstack *cs, const struct ct_modu
 int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr, size_t c,
                        size_t from, size_t to, struct ct_module *m, uint16_t mod_index, int gap);
 
-/* Appends the steps of records recs[order[0]], recs[order[1]], ... recs[order[n - 1]]
- * (ct_postorder's order; the records read through src), each with the callback flag and lost
- * calls ct_postorder wrote into it, and of the elided records before each. times (NULL: each
- * record's own): the time each position's steps are given (step_times.h). */
+/* Appends the steps of records recs[0..n) (in ct_postorder's order: ct_po_arrange; the records
+ * read through src), each with the callback flag and lost calls ct_postorder wrote into it,
+ * and of the elided records before each. times: the time each position's steps are given
+ * (step_times.h). NULL when windowed (ct_callstack_windowed): the same times, worked out for
+ * the kept steps alone at the end; NULL otherwise: each record's own. */
 struct ct_po_rec;
 struct ct_po_src;
 struct ct_step_times;
 void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
-                          const struct ct_po_rec *recs, const uint32_t *order, size_t n,
+                          const struct ct_po_rec *recs, size_t n,
                           const struct ct_step_times *times);
 
 /* The crashed frame's unfinished record starts at `site` of f: appends the steps of the
@@ -75,6 +76,8 @@ const struct ct_mfunc *ct_callstack_flow_pending(struct ct_callstack *cs, const 
 /* Ends windowed decoding (timeline max_steps): makes the kept steps (step_window.c) and sets
  * th->first_seq; later steps are added directly. */
 void ct_callstack_end_window(struct ct_callstack *cs);
+/* Whether steps are windowed (the timeline's max_steps): only the newest are made. */
+int ct_callstack_windowed(const struct ct_callstack *cs);
 
 /* Every frame of the model has returned (the thread exited, or no instrumented function is on
  * its stack at the dump): appends the steps of their elided ends, as far as they are elided. */

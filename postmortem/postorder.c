@@ -1361,3 +1361,36 @@ out:
   slots_free(&pre);
   return rc;
 }
+
+/* Invariant at step i: recs[0..i) hold the first i listed records; every record not yet placed
+ * that was at position j < i was moved once or more, each move to a higher position, and
+ * next[j] is its forwarding address (following them from a record's old position up to the
+ * first one >= i finds it). A forwarding address always points up; a step that would follow
+ * one down (a list that revisits a record) ends the list. */
+size_t ct_po_arrange(const struct ct_po_src *src, struct ct_po_rec *recs, size_t n,
+                     uint32_t *next, uint32_t head) {
+  uint32_t p = head;
+  size_t i = 0;
+  for (; i < n && p != NONE && p < n; i++) {
+    while (p < i) {
+      const uint32_t fwd = next[p];
+      if (fwd <= p || fwd >= n) return i; /* not a forwarding address: the list is broken */
+      p = fwd;
+    }
+    const uint32_t succ = next[p];
+    if (p != i) {
+      const struct ct_po_rec displaced = recs[i];
+      if ((displaced.flags | recs[p].flags) & CT_PO_AUX) {
+        const uint32_t a = src->aux[i];
+        src->aux[i] = src->aux[p];
+        src->aux[p] = a;
+      }
+      recs[i] = recs[p];
+      recs[p] = displaced;
+      next[p] = next[i]; /* the displaced record's successor goes with it */
+      next[i] = p;
+    }
+    p = succ;
+  }
+  return i;
+}

@@ -182,17 +182,17 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
 
 /* A record's steps ran before it was written, and, in post-order, before the records of the
  * calls it deferred, which were written earlier: each record's steps are given the earliest
- * time of the records from it on in model order (order[0..n)), so that a thread's times never
+ * time of the records from it on in model order (b->v[0..n), arranged), so that a thread's times never
  * go back (the viewer's "same moment" in another thread needs them in order). One pass from
  * the end, into delta[] as step_times.h keeps them (delta is the list's next[], no longer
  * needed: no new memory is touched but the few escapes). -1 when out of memory (each record
  * then keeps its own time). */
-static int po_step_times(const struct po_buf *b, const uint32_t *order, size_t n,
-                         uint32_t *delta, struct ct_step_times *out) {
+static int po_step_times(const struct po_buf *b, size_t n, uint32_t *delta,
+                         struct ct_step_times *out) {
   uint64_t least = UINT64_MAX;
   ct_st_begin(out, delta, n);
   for (size_t i = n; i-- > 0;) {
-    const uint64_t own = ct_po_time(&b->src, &b->v[order[i]]);
+    const uint64_t own = ct_po_time(&b->src, &b->v[i]);
     if (own && own < least) least = own;
     if (ct_st_put(out, i, least == UINT64_MAX ? own : least) != 0) {
       ct_st_free(out);
@@ -240,19 +240,12 @@ static int po_decode(struct ct_timeline *t, struct ct_tl_thread *th, struct ct_c
                      "the callers' registers, and the dump holds none of this thread's (it was "
                      "not stopped for the dump: CRASHTRAIL_CAPTURE_SIGNAL)",
                      th->tid, unclosed);
-  /* the list as an array, so that the model and the times read it in order */
-  uint32_t *order = po_alloc(next_bytes);
-  if (!order) {
-    po_free(next, next_bytes);
-    return -1;
-  }
-  size_t listed = 0; /* at most n: ct_postorder's list ends (one that did not is cut there) */
-  for (uint32_t r = head; r != CT_PO_NONE && listed < b->n; r = next[r]) order[listed++] = r;
-  struct ct_step_times times;
-  const int timed = po_step_times(b, order, listed, next, &times) == 0;
-  ct_callstack_records(cs, &b->src, b->v, order, listed, timed ? &times : NULL);
+  /* the records put in the list's order, so that the model and the times read them in order */
+  const size_t listed = ct_po_arrange(&b->src, b->v, b->n, next, head);
+  struct ct_step_times times; /* windowed: the kept steps' times alone, by the model */
+  const int timed = !ct_callstack_windowed(cs) && po_step_times(b, listed, next, &times) == 0;
+  ct_callstack_records(cs, &b->src, b->v, listed, timed ? &times : NULL);
   if (timed) ct_st_free(&times);
-  po_free(order, next_bytes);
   po_free(next, next_bytes);
   return 0;
 }

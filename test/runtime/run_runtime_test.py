@@ -211,6 +211,14 @@ class Case:
         expect(r.returncode == 0, "crashtrail show failed on %s:\n%s" % (dump, r.stderr))
         return json.loads(r.stdout)
 
+    def show_newest(self, dump, steps):
+        """`crashtrail show --format=json --steps=N`: each thread's newest N steps (windowed
+        decoding, which makes only those)."""
+        r = subprocess.run([os.path.join(self.bin, "crashtrail"), "show", "--format=json",
+                            "--steps=%d" % steps, dump], capture_output=True, text=True, timeout=60)
+        expect(r.returncode == 0, "crashtrail show --steps failed on %s:\n%s" % (dump, r.stderr))
+        return json.loads(r.stdout)
+
     def raw(self, dump):
         """The dump's raw sections (ct-dumpcheck); {"ok": False, "error": ...} if refused."""
         r = subprocess.run([self.args.dumpcheck, dump], capture_output=True, text=True,
@@ -867,6 +875,15 @@ def stopped_threads(c):
             expect(r.sig == signal.SIGSEGV, "%s %s: %s" % (variant, opt, r.how()))
             dump = c.one_dump(r)
             raw, t = c.raw(dump), c.show(dump)
+            # Windowed decoding makes the newest steps alone (with deferred calls their times
+            # are worked out at the end, for those steps only): the full decoding's, field for
+            # field, times included.
+            newest = {th["tid"]: th["steps"] for th in c.show_newest(dump, 12)["threads"]}
+            for th in t["threads"]:
+                want = th["steps"][-12:]
+                have = newest.get(th["tid"], [])
+                expect(have == want, "%s %s: thread %s's newest 12 steps windowed: %s, "
+                       "in full: %s" % (variant, opt, th["name"], have, want))
             os.unlink(dump)
             byname = {th["name"]: th for th in t["threads"]}
             expect(sorted(s["tid"] for s in raw["stopped"]) ==
