@@ -659,6 +659,22 @@ def decode(show, path, rss_tool, runs=5):
                 json_cpu_s=jru.ru_utime + jru.ru_stime)
 
 
+def decoder_profile(ctx):
+    """The clang profile the measured `crashtrail` was optimised with (postmortem/CMakeLists.txt),
+    as its CMake cache says: a path relative to the checkout, or "none"."""
+    try:
+        with open(os.path.join(ctx.ctb, "CMakeCache.txt")) as fh:
+            cache = fh.read()
+    except OSError:
+        return "unknown"
+    prof = re.search(r"^CRASHTRAIL_DECODER_PROFILE:FILEPATH=(.*)$", cache, re.M)
+    gen = re.search(r"^CRASHTRAIL_DECODER_PROFILE_GENERATE:BOOL=(ON|TRUE|1)$", cache, re.M)
+    if gen or not prof or not prof.group(1).strip():
+        return "none"
+    path = prof.group(1).strip()
+    return os.path.relpath(path, REPO) if path.startswith(REPO + os.sep) else path
+
+
 def dump_and_decode(ctx):
     """Dump time with 64 MB of rings, and decoding speed of the post-mortem on that dump (the
     default build's, with deferred calls, whose records the post-mortem parses before decoding
@@ -679,7 +695,8 @@ def dump_and_decode(ctx):
         if min(ms) < 0:
             raise RuntimeError(f"crashtrail_dump failed:\n{p.stderr[-2000:]}")
         dec = decode(show, path, os.path.join(ctx.out, "bin", "rss_exec"))
-        res[label] = dict(ring_kb=ring_kb, dump_ms=ms, dump_bytes=os.path.getsize(path), **dec)
+        res[label] = dict(ring_kb=ring_kb, dump_ms=ms, dump_bytes=os.path.getsize(path),
+                          decoder_profile=decoder_profile(ctx), **dec)
         log(f"dump: {variant}: rings {ring_kb} KB: dump {statistics.median(ms):.1f} ms median, "
             f"{res[label]['dump_bytes'] >> 20} MB, {dec['records']} records decoded in "
             f"{dec['decode_s']:.2f} s ({dec['decode_cpu_s']:.2f} s CPU)")
@@ -1120,7 +1137,8 @@ def render(res):
               "discarded. The default build defers calls: its records come in post-order and "
               "are parsed into call order before the model takes them. With the variant "
               "measured, the dump of the build with a record before every call too "
-              "(`-fplugin-arg-crashtrail-defer-calls=0`).", "",
+              "(`-fplugin-arg-crashtrail-defer-calls=0`). The decoder's clang profile: "
+              f"{big.get('decoder_profile', 'unknown')}.", "",
               md_table(["rings", "dump file", "dump time", "records", "decode wall",
                         "decode CPU", "decoder RSS", "records/s", "JSON export"], rows), "",
               (f"Marginal decoding rate (big minus small dump, which removes the fixed cost of "
