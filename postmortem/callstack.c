@@ -1144,7 +1144,7 @@ int ct_callstack_chunk(struct ct_callstack *cs, const struct ct_ring_records *rr
  * follow), to the deferred call at `stop`, where the frame stays (its callee is the next
  * frame inwards). */
 static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p, uint32_t stop,
-                           const struct ct_rec *rec) {
+                           uint32_t lost, const struct ct_rec *rec) {
   struct ct_module *m = &cs->t->mods->mods[p->mod];
   const struct ct_mfunc *f = ct_meta_find(m->meta, rec->fn - m->bias);
   struct ct_walk w;
@@ -1155,6 +1155,7 @@ static void record_partial(struct ct_callstack *cs, const struct ct_po_rec *p, u
   cs->fr[cs->n - 1].partial = (p->flags & CT_PO_INNERMOST) ? 2 : 1;
   cs->fr[cs->n - 1].stop = stop;
   cs->fr[cs->n - 1].walked = 0;
+  cs->fr[cs->n - 1].lost = lost; /* its first deferred calls ran before the history */
   walk_on(cs, &w, p->mod, w.site, CT_WALK_BLOCK);
 }
 
@@ -1211,7 +1212,8 @@ void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
     if (marker) {
       cs->po_callback = p->flags & CT_PO_ABANDON ? p->callback : 0;
       cs->po_saved = 0;
-      record_partial(cs, p, ct_po_aux(src, recs, i), &rec);
+      record_partial(cs, p, ct_po_aux(src, recs, i),
+                     (p->flags & CT_PO_FRAME) && src->frame_lost ? src->frame_lost[p->ref] : 0, &rec);
       continue;
     }
     cs->po_callback = p->callback;

@@ -1134,6 +1134,7 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
      * call (check tail-calling inspect at -O2): the calls that function made before it, on
      * its branch-free walk, are this frame's too. (Still on the stack, as at -O0, it is the
      * next frame inwards, with its own unfinished path.) */
+    const size_t own_calls = calls->n; /* its own deferred calls, before any below added */
     struct slot ss = {f, stop, recs[r].mod};
     if (!innermost && stop->callee && cached(p, &ss)->quiet == 2 &&
         (r + 1 == n ||
@@ -1199,18 +1200,36 @@ static int place_frames(struct po *p, struct ct_po_rec *recs, size_t from, size_
     size_t b = 0, c = 0;
     struct list before = EMPTY, after = EMPTY;
     int ok = 0;
-    for (int pass = 0; pass < 2 && !ok; pass++) { /* next_in's item next if any base has it */
-      if (pass) next_in = NULL;
-      for (b = 0; b < nbases && !ok; b++) {
-        c = bases[b];
-        ok = frame_match(p, j, f, recs[r].mod, &chain, calls, next_in, &c, &before, &after);
+    /* With the history's start lost, a new invocation's first calls may have callees whose
+     * records are gone (Lua's pmain, stopped by a dump signal deep in a script, its setup
+     * calls long overwritten): the fewest such calls that let the rest match are taken as
+     * lost, as new_item takes a record's, and the model walks past them (frame_lost). The
+     * innermost frame's last call returned just now: never lost; nor the calls of the silent
+     * function a frame is in, added below (the model walks past the frame's own alone). */
+    const size_t most_lost = j != NONE || !p->lost ? 0
+                             : innermost && own_calls ? own_calls - 1
+                                                      : own_calls;
+    const struct ct_mfunc *const next_in_first = next_in;
+    size_t lost = 0;
+    struct slots rest = *calls;
+    for (; lost <= most_lost && !ok; lost++) {
+      rest.v = calls->v + lost;
+      rest.n = calls->n - lost;
+      next_in = next_in_first;
+      for (int pass = 0; pass < 2 && !ok; pass++) { /* next_in's item next if any base has it */
+        if (pass) next_in = NULL;
+        for (b = 0; b < nbases && !ok; b++) {
+          c = bases[b];
+          ok = frame_match(p, j, f, recs[r].mod, &chain, &rest, next_in, &c, &before, &after);
+        }
       }
     }
     b--;
     if (ok) {
       p->commit = 1;
       c = bases[b];
-      frame_match(p, j, f, recs[r].mod, &chain, calls, next_in, &c, &before, &after); /* as tried */
+      p->src->frame_lost[recs[r].ref] = (uint32_t)(lost - 1);
+      frame_match(p, j, f, recs[r].mod, &chain, &rest, next_in, &c, &before, &after); /* as tried */
       struct item it = j != NONE ? p->st[j]
                                  : (struct item){.f = f, .mod = recs[r].mod, .state = IT_FROZEN,
                                                  .site = start, .recs = EMPTY, .own = (uint32_t)r};

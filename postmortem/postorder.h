@@ -28,6 +28,8 @@ struct ct_po_src {
   struct ct_rec *frames;
   const struct ct_mfunc **frame_callers; /* each frame's caller on the stack (NULL: none with
                                             records) */
+  uint32_t *frame_lost; /* out, per frame: how many of its first deferred calls ran before the
+                           history's start (their callees' records overwritten) */
   uint32_t *aux; /* a slot per record (ct_po_aux, ct_po_set_aux) */
 };
 

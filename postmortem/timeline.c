@@ -276,8 +276,12 @@ static int po_reserve(struct po_buf *b, const struct ct_ring_records *rings, siz
   b->src.chunks = malloc((chunks ? chunks : 1) * sizeof *b->src.chunks);
   b->src.frames = malloc(PO_MAX_FRAMES * sizeof *b->src.frames);
   b->src.frame_callers = malloc(PO_MAX_FRAMES * sizeof *b->src.frame_callers);
+  b->src.frame_lost = calloc(PO_MAX_FRAMES, sizeof *b->src.frame_lost);
   b->src.aux = calloc(slots, sizeof *b->src.aux); /* zero pages: few are ever written */
-  return b->v && b->src.chunks && b->src.frames && b->src.frame_callers && b->src.aux ? 0 : -1;
+  return b->v && b->src.chunks && b->src.frames && b->src.frame_callers && b->src.frame_lost &&
+                 b->src.aux
+             ? 0
+             : -1;
 }
 
 /* Orders and decodes all rings of one thread. Its call-stack model goes to *keep if asked
@@ -355,6 +359,7 @@ out:
   free(po.entry_base);
   free(po.src.frames);
   free(po.src.frame_callers);
+  free(po.src.frame_lost);
   free(po.src.aux);
   if (rr)
     for (size_t i = 0; i < d->nrings; i++) ct_ring_records_free(&rr[i]);

@@ -850,6 +850,52 @@ def defer_crash(c):
     return "the deferred build's timelines equal the ring build's: " + ", ".join(got)
 
 
+@case("lost_frame_calls")
+def lost_frame_calls(c):
+    """A crash after the ring wrapped (programs/lost_frame_calls.c, 64 KB of ring): outer's
+    frame is suspended in mid with its path in its accumulator, and the records of its first
+    deferred call's callee (first) were overwritten by burn's. The frame is still placed (its
+    lost call walked past, the step after it flagged as a gap), so outer's lines before the
+    call it is in come first, and no record "fits no call"; the newest steps equal the build's
+    with a record before every call (at -O0 and -O2)."""
+    src = open(os.path.join(PROGRAMS, "lost_frame_calls.c")).read().splitlines()
+    line_of = lambda text: next(i + 1 for i, l in enumerate(src) if text in l)
+    want_outer = [line_of("if (n > 5) sink++;"), line_of("first(n); /*"), line_of("  mid(n);")]
+    got = []
+    for opt in ("-O0", "-O2"):
+        tails = {}
+        for variant in ("calls", "defer"):
+            exe = c.build(["lost_frame_calls.c"], "lost_frame_calls_%s%s" % (variant, opt),
+                          flags=["-g", opt, "-fplugin-arg-crashtrail-defer-calls=%d" %
+                                 (variant == "defer")])
+            r = c.run([exe], env={"CRASHTRAIL_RING_KB": "64"})
+            expect(r.sig == signal.SIGSEGV, "%s %s: %s" % (variant, opt, r.how()))
+            dump = c.one_dump(r)
+            t = c.show(dump)
+            os.unlink(dump)
+            th = crashed_thread(t)
+            expect(th["steps"][0].get("gap") or variant == "defer",
+                   "%s %s: the ring did not wrap" % (variant, opt))
+            tails[variant] = [(st["function"], st["line"]) for st in th["steps"][-12:]]
+            if variant != "defer":
+                continue
+            misfit = [w for w in t["warnings"] if "fit no call" in w]
+            expect(not misfit, "%s: %s" % (opt, misfit))
+            outer = [st for st in th["steps"] if st["function"] == "outer"]
+            expect([st["line"] for st in outer[:3]] == want_outer,
+                   "%s: outer's first steps are %s, not lines %s" % (
+                       opt, [(st["line"], st.get("gap")) for st in outer[:4]], want_outer))
+            expect(outer[2].get("gap") and not outer[1].get("gap"),
+                   "%s: the step after the lost call is not a gap: %s" % (opt, outer[:3]))
+            burn = next(i for i, st in enumerate(th["steps"]) if st["function"] == "burn")
+            expect(th["steps"].index(outer[2]) < burn,
+                   "%s: outer's steps come after burn's" % opt)
+        expect(tails["defer"] == tails["calls"], "%s: the newest steps %s, with a record before "
+               "every call %s" % (opt, tails["defer"], tails["calls"]))
+        got.append(opt)
+    return "outer's frame placed with its lost call walked past at " + " and ".join(got)
+
+
 @case("stopped_threads")
 def stopped_threads(c):
     """The main thread crashes while two workers wait inside calls (programs/stopped_threads.c):
