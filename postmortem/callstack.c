@@ -1213,7 +1213,7 @@ void ct_callstack_records(struct ct_callstack *cs, const struct ct_po_src *src,
       cs->po_callback = p->flags & CT_PO_ABANDON ? p->callback : 0;
       cs->po_saved = 0;
       record_partial(cs, p, ct_po_aux(src, recs, i),
-                     (p->flags & CT_PO_FRAME) && src->frame_lost ? src->frame_lost[p->ref] : 0, &rec);
+                     (p->flags & CT_PO_FRAME) ? src->frame_lost[p->ref] : 0, &rec);
       continue;
     }
     cs->po_callback = p->callback;

@@ -182,11 +182,12 @@ static int po_gather(struct po_buf *b, const struct ct_ring_records *sr, size_t 
 
 /* A record's steps ran before it was written, and, in post-order, before the records of the
  * calls it deferred, which were written earlier: each record's steps are given the earliest
- * time of the records from it on in model order (b->v[0..n), arranged), so that a thread's times never
- * go back (the viewer's "same moment" in another thread needs them in order). One pass from
- * the end, into delta[] as step_times.h keeps them (delta is the list's next[], no longer
- * needed: no new memory is touched but the few escapes). -1 when out of memory (each record
- * then keeps its own time). */
+ * time of the records from it on in model order (b->v[0..n), arranged), so that a thread's
+ * times never go back (the viewer's "same moment" in another thread needs them in order). One
+ * pass from the end, into delta[] as step_times.h keeps them (delta is the list's next[], no
+ * longer needed: no new memory is touched but the few escapes). Full decoding only: windowed,
+ * the model works out the kept steps' times itself. -1 when out of memory (each record then
+ * keeps its own time). */
 static int po_step_times(const struct po_buf *b, size_t n, uint32_t *delta,
                          struct ct_step_times *out) {
   uint64_t least = UINT64_MAX;
@@ -279,9 +280,7 @@ static int po_reserve(struct po_buf *b, const struct ct_ring_records *rings, siz
   b->src.frame_lost = calloc(PO_MAX_FRAMES, sizeof *b->src.frame_lost);
   b->src.aux = calloc(slots, sizeof *b->src.aux); /* zero pages: few are ever written */
   return b->v && b->src.chunks && b->src.frames && b->src.frame_callers && b->src.frame_lost &&
-                 b->src.aux
-             ? 0
-             : -1;
+         b->src.aux ? 0 : -1;
 }
 
 /* Orders and decodes all rings of one thread. Its call-stack model goes to *keep if asked

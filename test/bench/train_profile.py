@@ -32,10 +32,9 @@ import bench  # noqa: E402  (beside this file)
 WORKLOADS = ("lua", "zlib")
 
 
-def dump_of(ctx, wl):
+def dump_of(ctx, roots, wl):
     """Runs workload wl (crashtrail ring build, with the dump hook) at its full size; the path
     of the dump it wrote at exit."""
-    roots = bench.fetch_sources(ctx)
     objs = [os.path.join(ctx.out, "obj", "ct-ring", n + ".o") for n, _, _ in bench.units_of(wl, roots)]
     binary = ctx.binary("ct-ring", wl) + "-dumphook"
     bench.link(ctx, "ct-ring", wl, objs, binary, [bench.helper_obj(ctx, "ct_dump_hook.c")])
@@ -81,7 +80,7 @@ def main():
     os.makedirs(raw)
     for wl in WORKLOADS:
         bench.clean_tmp(ctx)
-        path = dump_of(ctx, wl)
+        path = dump_of(ctx, roots, wl)
         env = dict(os.environ, LLVM_PROFILE_FILE=os.path.join(raw, f"{wl}-%p.profraw"))
         p = bench.run([os.path.join(gen, "bin", "crashtrail"), "show", "--color=never", path],
                       env=env)
