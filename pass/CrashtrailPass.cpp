@@ -317,6 +317,32 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
                              std::to_string(uint64_t(TableEntries) * 16) + "\n\t.popsection\n")
                                 .str());
   }
+  // Tables mode in code built for an executable: a block marks its entry's byte in a per-thread
+  // map (one `movb $1, %fs:OFF`: no clock in a register, no load, no branch), and the runtime
+  // folds the marked bytes into the table whenever the thread's coarse time moves
+  // (runtime/table_maps.c), which gives each entry the time the compare would have written.
+  // Local-exec TLS needs the executable; a shared object keeps the compare (a large initial-exec
+  // TLS block could not be dlopened). The map, like the table, is defined in assembly (local to
+  // the object); its entry in CT_SECTION_TABLE_MAPS tells the runtime where both are.
+  GlobalVariable *Map = nullptr;
+  ArrayType *MapTy = nullptr;
+  if (TableEntries && O.TableMaps && builtForExecutable(M)) {
+    MapTy = ArrayType::get(Type::getInt8Ty(Ctx), TableEntries);
+    Map = new GlobalVariable(M, MapTy, false, GlobalValue::ExternalLinkage, nullptr,
+                             "__crashtrail_map", nullptr, GlobalValue::LocalExecTLSModel);
+    Map->setVisibility(GlobalValue::HiddenVisibility);
+    Map->setDSOLocal(true);
+    M.appendModuleInlineAsm(("\t.pushsection .tbss.crashtrail_map,\"awT\",@nobits\n"
+                             "\t.p2align 6\n" +
+                             Map->getName() + ":\n\t.zero " + std::to_string(TableEntries) +
+                             "\n\t.popsection\n"
+                             "\t.pushsection " CT_SECTION_TABLE_MAPS ",\"aw\",@progbits\n"
+                             "\t.p2align 3\n\t.quad " +
+                             Table->getName() + " - .\n\t.quad " + Map->getName() +
+                             "@tpoff\n\t.quad " + std::to_string(TableEntries) +
+                             "\n\t.popsection\n")
+                                .str());
+  }
   MetadataWriter Meta(M);
   bool AnyAccVar = false;
   std::vector<GlobalValue *> Anchors;
@@ -326,6 +352,8 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
     if (P.NumTableEntries) {
       P.Table = Table;
       P.TableTy = TableTy;
+      P.TableMap = Map;
+      P.TableMapTy = MapTy;
     }
     tagBlockDiscriminators(P);
     instrumentFunction(P, G, O);

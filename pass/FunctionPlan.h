@@ -76,6 +76,8 @@ struct FunctionPlan {
   std::vector<BlockPlan> Blocks;
   llvm::GlobalVariable *Table = nullptr; // the unit's last/first table (tables mode)
   llvm::Type *TableTy = nullptr;
+  llvm::GlobalVariable *TableMap = nullptr; // the unit's per-thread byte map, if it has one
+  llvm::Type *TableMapTy = nullptr;         // (tables mode in an executable: CrashtrailPass.cpp)
   unsigned TableBase = 0;                // this function's first entry in Table
   unsigned NumTableEntries = 0;
   bool DeferSlot = false;                // has a defer slot (CT_SECTION_DEFER lists it)

@@ -9,10 +9,13 @@
 //                 edge code       acc = (acc << len) | code        (the only predecessor is a
 //                                                                   multi-way branch)
 //                 check point     if (acc > 2^(63-Budget) - 1) { flush(acc); acc = init(site) }
-//                 table update    if (tab[e].last < now) { tab[e].last = now; first if 0 }
-//                                 (in the last block of a chain that shares entry e, see
-//                                 TableSlots.cpp; `now` is read from TLS only at the entry,
-//                                 after calls and after a flush's slow path)
+//                 table update    map[e] = 1 (code built for an executable: a per-thread
+//                                 byte map the runtime folds into the table when the
+//                                 thread's coarse time moves, runtime/table_maps.c);
+//                                 elsewhere if (tab[e].last < now) { tab[e].last = now;
+//                                 first if 0 } (in the last block of a chain that shares
+//                                 entry e, see TableSlots.cpp; `now` is read from TLS only at
+//                                 the entry, after calls and after a flush's slow path)
 //   block end     two-way branch  acc <<= 1, acc |= 1 on the unlikelier edge (critical edge)
 //                                 acc = (acc << 1) | cond          (critical, unbiased, -O0)
 //                 call / invoke   flush(acc) before it; after a call, acc = init(next site)
@@ -199,6 +202,11 @@ struct Emitter {
 
   void emitTableUpdate(Instruction *&Cursor, const BlockPlan &BP) {
     IRBuilder<> B(Cursor);
+    if (P.TableMap) { // the runtime folds the mark into the entry (runtime/table_maps.c)
+      B.CreateStore(B.getInt8(1), B.CreateConstInBoundsGEP2_64(P.TableMapTy, P.TableMap, 0,
+                                                              P.TableBase + BP.TableEntry));
+      return;
+    }
     Value *Entry = B.CreateConstInBoundsGEP2_64(P.TableTy, P.Table, 0, P.TableBase + BP.TableEntry);
     Value *LastPtr = B.CreatePointerCast(Entry, PointerType::getUnqual(I64));
     Value *Now = B.CreateLoad(I64, NowSlot, "ct.now");
@@ -351,7 +359,7 @@ struct Emitter {
       CallInst::Create(Escape, {DeferSlot}, "", EntryInit->getNextNode());
       P.DeferSlot = true;
     }
-    if (P.NumTableEntries) { // every entry has a block that writes it
+    if (P.NumTableEntries && !P.TableMap) { // every entry has a block that writes it
       NowSlot = new AllocaInst(I64, F.getParent()->getDataLayout().getAllocaAddrSpace(),
                                "ct.now.slot", Acc);
       EntrySetup = reloadNow(EntryInit->getNextNode());

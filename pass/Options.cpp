@@ -52,6 +52,12 @@ cl::opt<bool> ClDeferCalls("crashtrail-defer-calls",
                                     "the post-mortem reorders such records: "
                                     "postmortem/postorder.c)"),
                            cl::init(true), cl::Hidden);
+cl::opt<bool> ClTableMaps("crashtrail-table-maps",
+                          cl::desc("Tables mode, code built for an executable: a block's table "
+                                   "update is one store into a per-thread byte map, which the "
+                                   "runtime folds into the table when the thread's coarse time "
+                                   "moves (0: a compare with the table entry per block)"),
+                          cl::init(true), cl::Hidden);
 } // namespace
 
 namespace crashtrail {
@@ -78,6 +84,7 @@ Options &currentOptions() {
     O.InlineSlowPaths = ClInlineSlowPaths;
     O.CarryAcc = ClCarryAcc;
     O.DeferCalls = ClDeferCalls;
+    O.TableMaps = ClTableMaps;
   }
   return O;
 }
@@ -95,9 +102,12 @@ bool applyPluginArgument(const std::string &Arg) {
     return O.CarryAcc = Value == "1", true;
   if (Name == "defer-calls" && (Value == "0" || Value == "1"))
     return O.DeferCalls = Value == "1", true;
+  if (Name == "table-maps" && (Value == "0" || Value == "1"))
+    return O.TableMaps = Value == "1", true;
   O.Errors.push_back("unknown crashtrail plugin argument '" + Arg +
                      "' (expected mode=ring|tables, allowlist=FILE, ignorelist=FILE, "
-                     "acc-var=0|1, carry-acc=0|1, defer-calls=0|1)");
+                     "acc-var=0|1, carry-acc=0|1, defer-calls=0|1, "
+                     "table-maps=0|1)");
   return false;
 }
 

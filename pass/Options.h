@@ -34,6 +34,9 @@ struct Options {
   bool DeferCalls = true;               // no record before a direct call: the caller's path
                                         // reaches the ring after its callee's (post-order);
                                         // see PlanBuilder.cpp
+  bool TableMaps = true;                // tables mode, code built for an executable: a block
+                                        // marks a per-thread byte map, folded into the table
+                                        // by the runtime (runtime/table_maps.c)
   std::vector<std::string> Errors;      // bad plugin arguments, reported as diagnostics
 
   // Whether calls are deferred: not with carried accumulators, whose records the post-order

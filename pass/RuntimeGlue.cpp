@@ -67,6 +67,10 @@ static Function *makeSlowStub(Module &M, StringRef Name, FunctionCallee Target, 
   return F;
 }
 
+bool builtForExecutable(const Module &M) {
+  return M.getPIELevel() != PIELevel::Default || M.getPICLevel() == PICLevel::NotPIC;
+}
+
 RuntimeGlue::RuntimeGlue(Module &M, bool ComputedRecordIds)
     : M(M), ComputedRecordIds(ComputedRecordIds) {
   LLVMContext &C = M.getContext();
@@ -96,7 +100,7 @@ RuntimeGlue::RuntimeGlue(Module &M, bool ComputedRecordIds)
   // `mov %fs:OFF`, where initial-exec loads the offset from the GOT first (the linker does not
   // relax it: the runtime's symbols are exported for instrumented shared objects). Tables mode
   // reads the clock at every entry and after every call.
-  if (M.getPIELevel() != PIELevel::Default || M.getPICLevel() == PICLevel::NotPIC) {
+  if (builtForExecutable(M)) {
     Now->setDSOLocal(true);
     StampOr->setDSOLocal(true);
   }
@@ -104,7 +108,7 @@ RuntimeGlue::RuntimeGlue(Module &M, bool ComputedRecordIds)
   ModuleDesc = M.getGlobalVariable(CT_SYM_MODULE, true);
   if (!ModuleDesc) {
     StructType *DescTy = StructType::create(
-        C, {I32, I32, BytePtr, BytePtr, BytePtr, BytePtr, BytePtr, BytePtr},
+        C, {I32, I32, BytePtr, BytePtr, BytePtr, BytePtr, BytePtr, BytePtr, BytePtr, BytePtr},
         "struct.crashtrail_module_desc");
     Constant *Init = ConstantStruct::get(
         DescTy, {ConstantInt::get(I32, CT_ABI_VERSION), ConstantInt::get(I32, CT_CHUNK_BYTES - 1),
@@ -112,7 +116,9 @@ RuntimeGlue::RuntimeGlue(Module &M, bool ComputedRecordIds)
                  weakHiddenByte(M, "__start_" CT_SECTION_TABLES),
                  weakHiddenByte(M, "__stop_" CT_SECTION_TABLES), ConstantPointerNull::get(BytePtr),
                  weakHiddenByte(M, "__start_" CT_SECTION_DEFER),
-                 weakHiddenByte(M, "__stop_" CT_SECTION_DEFER)});
+                 weakHiddenByte(M, "__stop_" CT_SECTION_DEFER),
+                 weakHiddenByte(M, "__start_" CT_SECTION_TABLE_MAPS),
+                 weakHiddenByte(M, "__stop_" CT_SECTION_TABLE_MAPS)});
     ModuleDesc = new GlobalVariable(M, DescTy, false, GlobalValue::LinkOnceODRLinkage, Init,
                                     CT_SYM_MODULE);
     ModuleDesc->setAlignment(Align(8));

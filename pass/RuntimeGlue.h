@@ -39,6 +39,10 @@ struct RuntimeGlue {
   llvm::Value *recordIdValue(llvm::IRBuilder<> &B, llvm::GlobalValue *Anchor);
 };
 
+// Whether the code is built for an executable (-fPIE, or not position-independent): linked
+// with the static runtime, and able to use local-exec TLS of its own.
+bool builtForExecutable(const llvm::Module &M);
+
 // A constructor Name, one per ELF module (hidden, linkonce_odr, its own comdat), that calls
 // Target(): run at load with the module's other constructors (priority 101).
 void addModuleConstructor(llvm::Module &M, llvm::StringRef Name, llvm::FunctionCallee Target);

@@ -361,6 +361,7 @@ static void ct_write_events(struct ct_out *o) {
 
 static void ct_write_modules(struct ct_out *o) {
   uint32_t n = atomic_load(&ct_module_count);
+  ct_table_maps_fold_self(); /* this thread's table marks since its clock last moved */
   for (uint32_t i = 0; i < n && i < CT_MAX_MODULES; i++) {
     const struct ct_module *m = &ct_modules[i];
     struct ct_ds_module d;

@@ -148,6 +148,12 @@ struct ct_module *ct_module_for(struct ct_module_desc *desc) {
     m->tab_start = desc->tab_start;
     m->tab_stop = desc->tab_stop;
     m->tab_addr = (uintptr_t)desc->tab_start;
+    if (desc->abi_version >= 8 && desc->map_start && desc->map_stop > desc->map_start) {
+      /* stop before start: a fold that sees the start sees the end too */
+      __atomic_store_n(&m->maps_stop, desc->map_stop, __ATOMIC_RELEASE);
+      __atomic_store_n(&m->maps_start, desc->map_start, __ATOMIC_RELEASE);
+      atomic_store_explicit(&ct_table_maps_present, 1, memory_order_release);
+    }
     int bad_layout = desc->ehdr && ct_module_read_elf(m, desc->ehdr, (uintptr_t)desc);
     ct_module_find_path(m, (uintptr_t)desc);
     if (bad_layout) { /* a linker script that puts code above the module's data */
@@ -188,8 +194,9 @@ const struct ct_module *ct_module_at(uintptr_t addr) {
 
 CT_EXPORT void __crashtrail_register_module(struct ct_module_desc *desc) {
   ct_ensure_init();
-  /* 5: no defer table; 6: its entries' functions relocated addresses (longjmp_save.c) */
-  if (desc->abi_version != CT_ABI_VERSION && desc->abi_version != 5 && desc->abi_version != 6) {
+  /* 5: no defer table; 6: its entries' functions relocated addresses (longjmp_save.c);
+   * 7: no table maps */
+  if (desc->abi_version != CT_ABI_VERSION && (desc->abi_version < 5 || desc->abi_version > 7)) {
     struct ct_msg msg = {{0}, 0};
     ct_msg_str(&msg, "crashtrail: a module was built for runtime ABI ");
     ct_msg_dec(&msg, desc->abi_version);

@@ -130,6 +130,7 @@ static void ct_thread_exit(void *arg) {
   uint64_t now = ct_monotonic_ns();
   char name[16] = {0};
   (void)prctl(PR_GET_NAME, name); /* gone from /proc once the thread is */
+  ct_table_maps_fold_self();      /* its TLS maps go with it */
   for (struct ct_ring *r = t->rings; r; r = r->next_in_thread) {
     memcpy(r->name, name, sizeof r->name);
     ct_ring_save_end(r);
@@ -239,7 +240,12 @@ static uint64_t *ct_chunk_start(struct ct_ring *r, struct ct_thread *t, uint64_t
   p[1] = ct_full_stamp(t);
   p[2] = (uint64_t)CT_TAG_CLOCK << CT_REC_TAG_SHIFT | (uint32_t)t->tid;
   p[3] = now;
-  __crashtrail_now = now >> CT_NOW_SHIFT & atomic_load_explicit(&ct_now_mask, memory_order_relaxed);
+  uint64_t coarse = now >> CT_NOW_SHIFT & atomic_load_explicit(&ct_now_mask, memory_order_relaxed);
+  /* The marks since the last change were made at the old time (table_maps.c). */
+  if (coarse != __crashtrail_now &&
+      atomic_load_explicit(&ct_table_maps_present, memory_order_relaxed))
+    ct_table_maps_fold(__crashtrail_now);
+  __crashtrail_now = coarse;
   /* Release, not seq_cst: a seq_cst store is an xchg, a full fence that waits for the 4 KB
    * memset above to drain (a fifth of a run's time with 64 MB rings); a dumping thread needs
    * only to see the header before the position. */

@@ -83,6 +83,7 @@ struct ct_module {
   uint64_t load_ns, unload_ns;
   struct ct_table_entry *tab_start, *tab_stop; /* after unload: a copy owned by the runtime */
   uintptr_t tab_addr;               /* where the tables lived in the module (for the metadata) */
+  const struct ct_table_map *maps_start, *maps_stop; /* its units' byte maps (table_maps.c) */
   uint32_t build_id_len;
   uint8_t build_id[64];
   char path[CT_PATH_MAX];
@@ -92,6 +93,11 @@ CT_HIDDEN extern _Atomic uint32_t ct_module_count;
 CT_HIDDEN struct ct_module *ct_module_for(struct ct_module_desc *desc); /* any (registers once) */
 CT_HIDDEN const struct ct_module *ct_module_at(uintptr_t addr); /* any: whose code is at addr */
 CT_HIDDEN void ct_modules_after_fork(void);   /* normal (atfork child) */
+
+/* ---- tables mode's per-thread byte maps (table_maps.c) ------------------------------------ */
+CT_HIDDEN extern _Atomic int ct_table_maps_present; /* 1 once a module with maps registered */
+CT_HIDDEN void ct_table_maps_fold(uint64_t now);  /* any: this thread's marks into the tables */
+CT_HIDDEN void ct_table_maps_fold_self(void);     /* any: the same at the thread's CT_SYM_NOW */
 
 /* ---- threads and rings (ring.c) ------------------------------------------------------------- */
 #define CT_RING_DESC_BYTES 4096u /* a ring's descriptor: the page before its first chunk */

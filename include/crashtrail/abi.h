@@ -46,7 +46,7 @@
 
 #include <stdint.h>
 
-#define CT_ABI_VERSION 7u /* 7: defer entries name their function by distance (a read-only
+#define CT_ABI_VERSION 8u /* 8: the descriptor's table maps; 7: defer entries name their function by distance (a read-only
                            * table); 6: the descriptor's defer table; 5: 16 KB chunks (the
                            * pass's inline chunk test) */
 
@@ -115,6 +115,8 @@
 #define CT_SECTION_DEFER "crashtrail_defer" /* allocated, read-only (ABI 7; writable and
                                                * relocated in ABI 6): struct ct_defer_entry,
                                                * one per function with a defer slot */
+#define CT_SECTION_TABLE_MAPS "crashtrail_maps" /* allocated (ABI 8): struct ct_table_map, one
+                                                 * per unit whose blocks mark a byte map */
 
 /* ---- records ------------------------------------------------------------------------------ */
 #define CT_RECORD_BYTES 16u
@@ -180,6 +182,21 @@ struct ct_module_desc {
   /* ABI 6 on: __start_/__stop_ CT_SECTION_DEFER (weak; 0 without deferred calls) */
   const struct ct_defer_entry *defer_start;
   const struct ct_defer_entry *defer_stop;
+  /* ABI 8 on: __start_/__stop_ CT_SECTION_TABLE_MAPS (weak; 0 without table maps) */
+  const struct ct_table_map *map_start;
+  const struct ct_table_map *map_stop;
+};
+
+/* Tables mode in code built for an executable: a unit's blocks do not compare their entry with
+ * the clock; each marks its entry's byte in a per-thread map (a local-exec TLS array, one byte
+ * per table entry, set to 1), and the runtime folds the marked bytes into the table (last =
+ * the thread's CT_SYM_NOW if newer, first if unset, the byte cleared) before that thread's
+ * CT_SYM_NOW changes, at the thread's exit and before a dump writes the tables: an entry gets
+ * the time the compare would have written (runtime/table_maps.c). */
+struct ct_table_map {
+  int64_t table;   /* the unit's table (struct ct_table_entry[entries]) minus this field's address */
+  int64_t tpoff;   /* the map's offset from the thread pointer (the same in every thread) */
+  uint64_t entries;
 };
 
 /* A function that defers calls (defer-calls) stores its accumulator, before each deferred call,

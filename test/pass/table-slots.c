@@ -4,7 +4,9 @@
 // entries apart.
 // RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -fplugin-arg-crashtrail-mode=tables -O2 -g -c %s -o %t.o
 // RUN: %crashtrail meta %t.o | FileCheck %s
-// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -fplugin-arg-crashtrail-mode=tables -O2 -g -S -emit-llvm %s -o - | FileCheck %s --check-prefix=IR
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -fplugin-arg-crashtrail-mode=tables -fplugin-arg-crashtrail-table-maps=0 -O2 -g -S -emit-llvm %s -o - | FileCheck %s --check-prefix=IR
+// With the byte maps (the default for an executable) the same three entries are marked.
+// RUN: %clang -fplugin=%plugin -fplugin-arg-crashtrail-defer-calls=0 -fplugin-arg-crashtrail-mode=tables -O2 -g -S -emit-llvm %s -o - | FileCheck %s --check-prefix=MAP
 
 extern int ext(int);
 volatile int g;
@@ -44,4 +46,9 @@ int loop(int n) {
 // IR-NOT: load i64, {{.*}}@__crashtrail_now
 // IR:     call i32 @ext(
 // IR:     load i64, {{.*}}@__crashtrail_now
+// MAP-LABEL: define{{.*}} @after_call(
+// MAP-NOT:   __crashtrail_now
+// MAP-COUNT-3: store i8 1, {{.*}}@__crashtrail_map
+// MAP-NOT:   store i8 1,
+// MAP-LABEL: define{{.*}} @loop(
 // IR-LABEL: define{{.*}} @loop(

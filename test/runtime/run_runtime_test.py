@@ -1454,6 +1454,47 @@ def table_grain(c):
     return "; ".join(seen)
 
 
+@case("table_maps")
+def table_maps(c):
+    """Tables mode in an executable: blocks mark a per-thread byte map, which the runtime folds
+    into the table when the thread's clock moves (runtime/table_maps.c). A worker's last marks
+    reach the table through its exit, the crashing thread's through the dump; the same entries
+    as the per-block compare (-fplugin-arg-crashtrail-table-maps=0) writes."""
+    ct = os.path.join(c.bin, "crashtrail")
+    seen = []
+    for maps in (True, False):
+        flags = ["-fplugin-arg-crashtrail-mode=tables"] + RING_BUILD
+        if not maps:
+            flags.append("-fplugin-arg-crashtrail-table-maps=0")
+        exe = c.build(["table_maps.c"], "table_maps" if maps else "table_maps_compare", flags=flags)
+        sections = subprocess.run(["readelf", "-SW", exe], capture_output=True, text=True).stdout
+        expect(("crashtrail_maps" in sections) == maps,
+               "the section crashtrail_maps is %s" % ("missing" if maps else "there"))
+        sym = subprocess.run(["nm", exe], capture_output=True, text=True).stdout
+        addr = {l.split()[-1]: int(l.split()[0], 16) for l in sym.splitlines()
+                if len(l.split()) == 3 and l.split()[-1] in ("once", "last", "warm")}
+        expect(len(addr) == 3, "symbols once, last, warm: %s" % addr)
+        r = c.run([exe])
+        expect(r.sig == signal.SIGSEGV, "table_maps: %s" % r.how())
+        dump = c.one_dump(r)
+        blocks = subprocess.run([ct, "show", "--format=blocks", dump], capture_output=True, text=True)
+        expect(blocks.returncode == 0, "crashtrail show --format=blocks: " + blocks.stderr)
+        now = c.raw(dump)["tables"][0]["now"]
+        last = {}
+        for l in blocks.stdout.splitlines():
+            f = l.split()
+            if f[0] == "table" and int(f[2], 16) in addr.values():
+                last.setdefault(int(f[2], 16), []).append(int(f[4]))
+        for name in ("once", "last", "warm"):
+            times = [t for t in last.get(addr[name], []) if t]
+            expect(times and all(now - 16 * 2000 < t <= now for t in times),
+                   "%s: %s's table entries %s (the dump's time %d)"
+                   % ("maps" if maps else "compare", name, last.get(addr[name]), now))
+        seen.append("%s: once, last, warm in the table" % ("maps" if maps else "compare"))
+        os.unlink(dump)
+    return "; ".join(seen)
+
+
 @case("bad_env")
 def bad_env(c):
     """Bad CRASHTRAIL_* values: one warning line each, naming the variable; defaults used;
