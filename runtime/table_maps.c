@@ -66,8 +66,10 @@ static void ct_fold_map(const struct ct_table_map *tm, uintptr_t tp, uint64_t no
   uint64_t n = tm->entries, full = n / 8, i = 0;
   const __m128i zero = _mm_setzero_si128();
   for (; i + 8 <= full; i += 8) { /* 64 bytes a step; most are unmarked */
-    const __m128i *v = (const __m128i *)(words + i);
-    __m128i any = _mm_or_si128(_mm_or_si128(v[0], v[1]), _mm_or_si128(v[2], v[3]));
+    const __m128i *v = (const __m128i *)(words + i); /* unaligned loads: no trust in the TLS
+                                                       * block's alignment is needed */
+    __m128i any = _mm_or_si128(_mm_or_si128(_mm_loadu_si128(v), _mm_loadu_si128(v + 1)),
+                               _mm_or_si128(_mm_loadu_si128(v + 2), _mm_loadu_si128(v + 3)));
     if (_mm_movemask_epi8(_mm_cmpeq_epi8(any, zero)) == 0xffff) continue;
     for (uint64_t j = i; j < i + 8; j++)
       if (words[j]) ct_fold_word(tab, j * 8, ct_take_word(&words[j]), now);
