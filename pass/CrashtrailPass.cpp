@@ -39,6 +39,7 @@
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SpecialCaseList.h"
 #include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
@@ -323,7 +324,8 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
   // (runtime/table_maps.c), which gives each entry the time the compare would have written.
   // Local-exec TLS needs the executable; a shared object keeps the compare (a large initial-exec
   // TLS block could not be dlopened). The map, like the table, is defined in assembly (local to
-  // the object); its entry in CT_SECTION_TABLE_MAPS tells the runtime where both are.
+  // the object), 64-byte aligned and padded to 64 bytes, the runtime's scan step; its entry in
+  // CT_SECTION_TABLE_MAPS tells the runtime where both are.
   GlobalVariable *Map = nullptr;
   ArrayType *MapTy = nullptr;
   if (TableEntries && O.TableMaps && builtForExecutable(M)) {
@@ -334,7 +336,7 @@ PreservedAnalyses CrashtrailPass::run(Module &M, ModuleAnalysisManager &MAM) {
     Map->setDSOLocal(true);
     M.appendModuleInlineAsm(("\t.pushsection .tbss.crashtrail_map,\"awT\",@nobits\n"
                              "\t.p2align 6\n" +
-                             Map->getName() + ":\n\t.zero " + std::to_string(TableEntries) +
+                             Map->getName() + ":\n\t.zero " + std::to_string(alignTo(TableEntries, 64)) +
                              "\n\t.popsection\n"
                              "\t.pushsection " CT_SECTION_TABLE_MAPS ",\"aw\",@progbits\n"
                              "\t.p2align 3\n\t.quad " +

@@ -21,9 +21,9 @@
  * a byte set in between is never lost; a fold the handler would start is left to the one
  * under way (one fold at a time per thread). Everything here is memory accesses only:
  * async-signal-safe.
- * Cost: a scan of every map, 64 bytes a step (SSE2), at each change of CT_SYM_NOW (every 65 us
- * at most; SQLite's map is 52 KB), where the compares it replaces cost a load, a compare and a
- * branch per block run, and the clock in a register.
+ * Cost: a scan of every map, 64 bytes a step (SSE2; the pass pads maps to 64 bytes), at each
+ * change of CT_SYM_NOW (every 65 us at most; SQLite's map is 52 KB), where the compares it
+ * replaces cost a load, a compare and a branch per block run, and the clock in a register.
  */
 #include <emmintrin.h>
 
@@ -62,26 +62,20 @@ static inline uint64_t ct_take_word(uint64_t *w) {
 
 static void ct_fold_map(const struct ct_table_map *tm, uintptr_t tp, uint64_t now) {
   struct ct_table_entry *tab = (struct ct_table_entry *)((const char *)tm + tm->table);
-  uint64_t *words = (uint64_t *)(tp + (uintptr_t)tm->tpoff); /* 64-byte aligned (the pass) */
-  uint64_t n = tm->entries, full = n / 8, i = 0;
+  uint64_t *words = (uint64_t *)(tp + (uintptr_t)tm->tpoff);
   const __m128i zero = _mm_setzero_si128();
-  for (; i + 8 <= full; i += 8) { /* 64 bytes a step; most are unmarked */
-    const __m128i *v = (const __m128i *)(words + i); /* unaligned loads: no trust in the TLS
-                                                       * block's alignment is needed */
+  /* 64 bytes a step (the map is padded to them); most steps are unmarked. Unaligned loads: no
+   * reliance on the TLS block's alignment. */
+  for (uint64_t i = 0; i < (tm->entries + 63) / 64 * 8; i += 8) {
+    const __m128i *v = (const __m128i *)(words + i);
     __m128i any = _mm_or_si128(_mm_or_si128(_mm_loadu_si128(v), _mm_loadu_si128(v + 1)),
                                _mm_or_si128(_mm_loadu_si128(v + 2), _mm_loadu_si128(v + 3)));
     if (_mm_movemask_epi8(_mm_cmpeq_epi8(any, zero)) == 0xffff) continue;
-    for (uint64_t j = i; j < i + 8; j++)
-      if (words[j]) ct_fold_word(tab, j * 8, ct_take_word(&words[j]), now);
-  }
-  for (; i < full; i++)
-    if (words[i]) ct_fold_word(tab, i * 8, ct_take_word(&words[i]), now);
-  unsigned char *tail = (unsigned char *)(words + full);
-  for (uint64_t k = 0; k < n % 8; k++)
-    if (tail[k]) {
-      tail[k] = 0;
-      ct_fold_word(tab, full * 8 + k, 1, now);
+    for (uint64_t j = i; j < i + 8; j++) {
+      uint64_t marks = ct_take_word(&words[j]);
+      if (marks) ct_fold_word(tab, j * 8, marks, now);
     }
+  }
 }
 
 _Atomic int ct_table_maps_present;

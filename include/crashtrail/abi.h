@@ -195,7 +195,8 @@ struct ct_module_desc {
  * the time the compare would have written (runtime/table_maps.c). */
 struct ct_table_map {
   int64_t table;   /* the unit's table (struct ct_table_entry[entries]) minus this field's address */
-  int64_t tpoff;   /* the map's offset from the thread pointer (the same in every thread) */
+  int64_t tpoff;   /* the map's offset from the thread pointer (the same in every thread);
+                    * the map is 64-byte aligned, its size `entries` rounded up to 64 */
   uint64_t entries;
 };
 

@@ -1,7 +1,7 @@
 /* test_table_maps.c - the fold of tables mode's per-thread byte maps (runtime/table_maps.c):
  * marked bytes become the table's times (last if newer, first if unset), exactly those, and the
- * map is cleared, for maps of any length (the 64-byte steps, the words after them, the bytes
- * after the last whole word), several units and modules, and an unloaded module left alone.
+ * map is cleared, for any number of entries (maps padded to 64 bytes, as the pass emits them:
+ * the last step partly entries), several units and modules, and an unloaded module left alone.
  * The test supplies what the fold reads from the rest of the runtime: the module list and the
  * thread's clock. */
 #include <stdint.h>
@@ -14,12 +14,12 @@ struct ct_module ct_modules[CT_MAX_MODULES];
 _Atomic uint32_t ct_module_count;
 __thread uint64_t __crashtrail_now;
 
-#define N1 203 /* 3 steps of 64 bytes, a word, 3 bytes */
+#define N1 203 /* 3 steps of 64 bytes and 11 entries of a fourth */
 #define N2 64
 #define N3 5
-static __thread unsigned char map1[N1] __attribute__((aligned(64)));
+static __thread unsigned char map1[256] __attribute__((aligned(64)));
 static __thread unsigned char map2[N2] __attribute__((aligned(64)));
-static __thread unsigned char map3[N3] __attribute__((aligned(64)));
+static __thread unsigned char map3[64] __attribute__((aligned(64)));
 static struct ct_table_entry tab1[N1], tab2[N2], tab3[N3];
 static struct ct_table_map maps[3];
 
