@@ -242,9 +242,7 @@ static uint64_t *ct_chunk_start(struct ct_ring *r, struct ct_thread *t, uint64_t
   p[3] = now;
   uint64_t coarse = now >> CT_NOW_SHIFT & atomic_load_explicit(&ct_now_mask, memory_order_relaxed);
   /* The marks since the last change were made at the old time (table_maps.c). */
-  if (coarse != __crashtrail_now &&
-      atomic_load_explicit(&ct_table_maps_present, memory_order_relaxed))
-    ct_table_maps_fold(__crashtrail_now);
+  if (coarse != __crashtrail_now) ct_table_maps_fold_self();
   __crashtrail_now = coarse;
   /* Release, not seq_cst: a seq_cst store is an xchg, a full fence that waits for the 4 KB
    * memset above to drain (a fifth of a run's time with 64 MB rings); a dumping thread needs

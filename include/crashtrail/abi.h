@@ -46,9 +46,9 @@
 
 #include <stdint.h>
 
-#define CT_ABI_VERSION 8u /* 8: the descriptor's table maps; 7: defer entries name their function by distance (a read-only
-                           * table); 6: the descriptor's defer table; 5: 16 KB chunks (the
-                           * pass's inline chunk test) */
+#define CT_ABI_VERSION 8u /* 8: the descriptor's table maps; 7: defer entries name their
+                           * function by distance (a read-only table); 6: the descriptor's
+                           * defer table; 5: 16 KB chunks (the pass's inline chunk test) */
 
 /* ---- symbols ------------------------------------------------------------------------------ */
 /* Per loaded module (one definition per executable or shared object: linkonce_odr, hidden). */
