@@ -16,25 +16,30 @@
 //     .pushsection .text.unlikely.ct.f  (in f's comdat group, if any)
 //   1:  leaq -128(%rsp), %rsp        the red zone: f may be a leaf
 //       pushq ACC
-//       callq __crashtrail_write_here2  (stamped: __crashtrail_stamped_write_here2)
-//       movabsq $(2b - . | 3b - . << 32), %rax   never run: its immediate carries the offsets
-//     .popsection                                 to labels 2 and 3
+//       callq __crashtrail_write_here3  (stamped: __crashtrail_stamped_write_here3)
+//       jmp 3b                          rel32, always
+//       cmpl $(2b - .), %eax            never run: its immediate carries the offset to label 2
+//     .popsection
 //
 // The fast path is the same seven instructions as before. The module's trampoline (one per
-// ELF module: hidden, in a comdat) finds labels 2 and 3 from the `movabs` at its return
-// address, reads the record id from the immediate before label 2, and calls the runtime
-// (CT_SYM_WRITE_SLOW, preserve_most), which writes the whole record, after a refill or with a
-// stamp; it then returns to label 3 itself (`ret $136` drops the accumulator and the red zone),
-// so the fragment is three instructions and ten bytes of data, 21 to 25 bytes in all (the
-// fragments were 38 to 43 bytes when they jumped back themselves: 178 KB of Lua's 692 KB of
-// text). Its return address is label 3 once it has written it there, before it calls the
-// runtime (the fragment's data until then, which the post-mortem maps to label 3), so
-// unwinders (gdb, the post-mortem's) step from the runtime into f at the flush's line, with
-// f's registers (the trampoline saves what it uses and what preserve_most does not keep, r11).
-// The `movabs` keeps the cold section disassembling as code. Only the fragment's own three
-// instructions have no unwind information: the post-mortem recognises them by these exact
-// bytes (postmortem/flush_fragment.c), so change both together, and rename the trampolines
-// when their contract changes (a link may hold objects of an older pass, whose fragments need
+// ELF module: hidden, in a comdat) finds label 3 from the `jmp` at its return address and
+// label 2 from the `cmp` after it, reads the record id from the immediate before label 2, and
+// calls the runtime (CT_SYM_WRITE_SLOW, preserve_most), which writes the whole record, after a
+// refill or with a stamp; it then returns to the fragment (`ret $136` drops the accumulator
+// and the red zone), which jumps to label 3: 21 to 25 bytes in all. The return goes where the
+// call came from, so the CPU predicts it; until 2026-12-01 the trampoline returned to label 3
+// itself (`__crashtrail_write_here2`, whose fragments ended in data for it), a mispredicted
+// return on every slow path, which a program with two instrumented modules takes at every
+// stamped flush. The stamped trampoline also stamps and writes the record itself when nothing
+// else is due (see `trampoline`). While the runtime runs, the trampoline's return address is
+// label 3 (the fragment's address until it writes it there, and again in its last
+// instructions, which the post-mortem maps to label 3 as well), so unwinders (gdb, the
+// post-mortem's) step from the runtime into f at the flush's line, with f's registers (the
+// trampoline saves what it uses and what preserve_most does not keep, r11). The `cmp` keeps
+// the cold section disassembling as code. Only the fragment's own four instructions have no
+// unwind information: the post-mortem recognises them by these exact bytes
+// (postmortem/flush_fragment.c), so change both together, and rename the trampolines when
+// their contract changes (a link may hold objects of an older pass, whose fragments need
 // theirs).
 //
 // What the asm statement tells the compiler: it writes the position (a memory output) and
@@ -43,8 +48,8 @@
 // had. Only the flush's own block pays for the vector registers it must keep.
 // Invariants: the fragment is never entered but from its own flush (its section is f's
 // alone, and in f's comdat group, so --gc-sections and comdat folding drop it with f); the
-// trampoline preserves every general register and returns to label 3 with f's stack pointer;
-// the record id's store is the instruction right before label 2 and ends with its 32-bit
+// trampoline preserves every general register and returns to the fragment's jump with f's
+// stack pointer; the record id's store is the instruction right before label 2 and ends with its 32-bit
 // immediate.
 //
 //===----------------------------------------------------------------------------------------===//
@@ -81,12 +86,19 @@ std::string coldFragmentSection(Function &F, const Options &O) {
 }
 
 // The module's trampoline Name, calling the runtime's Slow. On entry: [rsp] the fragment's
-// return address (its `movabs`, the offsets to labels 2 and 3 at +2 and +6), [rsp+8] the
-// accumulator, rsp+144 f's stack pointer (the CFA). It keeps every register (preserve_most
-// keeps all but r11: saved here), writes label 3 over its return address before anything can
-// stop it for long (the unwinder reads that slot: the fragment's address until then) and
-// returns there with `ret $136`, the accumulator and the red zone dropped.
-static std::string trampoline(StringRef Name, StringRef Slow) {
+// return address (its `jmp` to label 3, then the `cmp` whose immediate is the offset to label
+// 2), [rsp+8] the accumulator, rsp+144 f's stack pointer (the CFA). It keeps every register
+// (preserve_most keeps all but r11: saved here), writes label 3 over its return address before
+// anything can stop it for long (the unwinder reads that slot: the fragment's address until
+// then, and again in its last instructions), puts the fragment's address back before it
+// returns there with `ret $136` (the accumulator and the red zone dropped), so the return is
+// the one the call predicted; the fragment jumps to label 3.
+// Stamped: with stamping on, off a chunk boundary and with no wrap of the stamp's low 16 bits
+// due, the stamp is taken and the record written here, without the runtime: a stamped flush
+// of a program with two instrumented modules (an executable and its instrumented shared
+// library) takes this path every time, and the runtime's C entry, with the registers it saves,
+// was most of that cost.
+static std::string trampoline(StringRef Name, StringRef Slow, bool Stamped) {
   std::string N = Name.str();
   std::string S;
   S += "\t.pushsection .text." + N + ",\"axG\",@progbits," + N + ",comdat\n";
@@ -94,23 +106,43 @@ static std::string trampoline(StringRef Name, StringRef Slow) {
   S += "\t.p2align 4\n" + N + ":\n";
   S += "\t.cfi_startproc\n\t.cfi_def_cfa_offset 144\n\t.cfi_offset %rip, -144\n";
   int Off = -144; // where each saved register is, below the CFA (f's stack pointer)
-  for (const char *R : {"rdi", "rsi", "rdx", "rcx", "r11", "rbp"})
+  for (const char *R : {"rdi", "rsi", "rdx", "rcx", "r11", "rbp", "rax"})
     S += std::string("\tpushq %") + R + "\n\t.cfi_adjust_cfa_offset 8\n\t.cfi_offset %" + R +
          ", " + std::to_string(Off -= 8) + "\n";
-  S += "\tmovq 48(%rsp), %rdi\n"       // the fragment's movabs, carrying the offsets
-       "\tmovslq 2(%rdi), %rdx\n"
-       "\tleaq 2(%rdi,%rdx), %rdx\n"   // label 2
+  S += "\tmovq 56(%rsp), %rax\n"       // the fragment's jmp, to return to
+       "\tmovslq 1(%rax), %rcx\n"
+       "\tleaq 5(%rax,%rcx), %rcx\n"   // label 3, the jump's target: where the flush ends
+       "\tmovq %rcx, 56(%rsp)\n"       // the return address, for unwinders
+       "\tmovslq 6(%rax), %rdx\n"
+       "\tleaq 6(%rax,%rdx), %rdx\n"   // label 2
        "\tmovslq -4(%rdx), %rdx\n"     // the record id, the immediate before it
-       "\tmovslq 6(%rdi), %rcx\n"
-       "\tleaq 6(%rdi,%rcx), %rcx\n"   // label 3, where the flush ends
-       "\tmovq %rcx, 48(%rsp)\n"       // the return address, for unwinders and for ret
-       "\tmovq 56(%rsp), %rcx\n";      // the accumulator
+       "\tmovq 64(%rsp), %rcx\n";      // the accumulator
   S += "\tmovq " CT_SYM_RING_POS "@gottpoff(%rip), %rdi\n\taddq %fs:0, %rdi\n";
+  std::string SlowLabel = ".L" + N + ".slow", DoneLabel = ".L" + N + ".done";
+  if (Stamped) {
+    // The runtime's own test order (ring.c, ct_module_stamp and ct_put_slot): the module
+    // stamps (its chunk mask 0), the position is inside a chunk, the stamp does not wrap.
+    S += "\tcmpl $0, " CT_SYM_MODULE "+4(%rip)\n\tjne " + SlowLabel + "\n"
+         "\tmovq (%rdi), %rsi\n\ttestl $" + std::to_string(CT_CHUNK_BYTES - 1) + ", %esi\n"
+         "\tje " + SlowLabel + "\n"
+         "\tmovq " CT_SYM_STAMP "@gottpoff(%rip), %r11\n"
+         // bits 48..63 hold the stamp's low 16 bits: a carry out is their wrap. All 64 bits
+         // at once: a 16-bit add in memory and the record's 64-bit load of it after would
+         // miss store-to-load forwarding (measured: most of this path's time).
+         "\tmovabsq $" + std::to_string(CT_STAMP_INCREMENT) + ", %rbp\n"
+         "\taddq %fs:(%r11), %rbp\n\tjc " + SlowLabel + "\n"
+         "\tmovq %rbp, %fs:(%r11)\n"
+         "\torq %rbp, %rdx\n"
+         "\tmovq %rdx, (%rsi)\n\tmovq %rcx, 8(%rsi)\n\taddq $16, %rsi\n\tmovq %rsi, (%rdi)\n"
+         "\tjmp " + DoneLabel + "\n" + SlowLabel + ":\n";
+  }
   S += "\tleaq " CT_SYM_MODULE "(%rip), %rsi\n";
   S += "\tmovq %rsp, %rbp\n\t.cfi_def_cfa_register %rbp\n\tandq $-16, %rsp\n";
   S += "\tcallq *" + Slow.str() + "@GOTPCREL(%rip)\n";
   S += "\tmovq %rbp, %rsp\n\t.cfi_def_cfa_register %rsp\n";
-  for (const char *R : {"rbp", "r11", "rcx", "rdx", "rsi", "rdi"})
+  if (Stamped) S += DoneLabel + ":\n";
+  S += "\tmovq %rax, 56(%rsp)\n";     // the fragment's jmp again: a predicted return
+  for (const char *R : {"rax", "rbp", "r11", "rcx", "rdx", "rsi", "rdi"})
     S += std::string("\tpopq %") + R + "\n\t.cfi_adjust_cfa_offset -8\n\t.cfi_restore %" + R +
          "\n";
   S += "\tretq $136\n\t.cfi_endproc\n\t.size " + N + ", .-" + N + "\n\t.popsection\n";
@@ -120,13 +152,14 @@ static std::string trampoline(StringRef Name, StringRef Slow) {
 static void ensureTrampolines(RuntimeGlue &G) {
   if (G.TrampolinesEmitted) return;
   G.TrampolinesEmitted = true;
-  G.M.appendModuleInlineAsm(trampoline(CT_SYM_WRITE_HERE, CT_SYM_WRITE_SLOW));
-  G.M.appendModuleInlineAsm(trampoline(CT_SYM_STAMPED_WRITE_HERE, CT_SYM_STAMPED_WRITE_SLOW));
+  G.M.appendModuleInlineAsm(trampoline(CT_SYM_WRITE_HERE, CT_SYM_WRITE_SLOW, false));
+  G.M.appendModuleInlineAsm(
+      trampoline(CT_SYM_STAMPED_WRITE_HERE, CT_SYM_STAMPED_WRITE_SLOW, true));
 }
 
 // The fragment at label 1 in Section (see the file comment): the accumulator (operand Acc)
-// pushed, the trampoline called, which returns to label 3; then the `movabs` whose immediate
-// is the offsets to labels 2 and 3. flush_fragment.c recognises these bytes.
+// pushed, the trampoline called, which returns here; the jump to label 3; then the `cmp`
+// whose immediate is the offset to label 2. flush_fragment.c recognises these bytes.
 static std::string coldFragment(const std::string &Section, const std::string &Acc,
                                 const std::string &Trampoline) {
   return ".pushsection " + Section + "\n"
@@ -134,9 +167,10 @@ static std::string coldFragment(const std::string &Section, const std::string &A
          "leaq -128(%rsp), %rsp\n\t"
          "pushq " + Acc + "\n\t"
          "callq " + Trampoline + "\n\t"
-         ".byte 0x48, 0xb8\n\t"   // movabsq $imm64, %rax: never run, the offsets decode as code
+         ".byte 0xe9\n\t"       // jmp 3b, always rel32: the trampoline reads its offset
+         ".long 3b - . - 4\n\t"
+         ".byte 0x3d\n\t"       // cmpl $imm32, %eax: never run, the offset decodes as code
          ".long 2b - .\n\t"
-         ".long 3b - .\n\t"
          ".popsection";
 }
 

@@ -10,11 +10,17 @@
  *       start: leaq -128(%rsp), %rsp                   48 8d 64 24 80
  *       push:  pushq ACC                               50+r | 41 50+r | 6a ib | 68 id
  *       call:  callq trampoline                        e8 rel32
+ *       jmp:   jmp label3                              e9 rel32
+ *       data:  cmpl $imm32, %eax (never run)           3d rel32(label2)
+ *
+ * The trampoline returns to the jump. Older passes' fragments are still recognised (their
+ * binaries and dumps stay readable): until 2026-12-01 (trampolines numbered 2) the trampoline
+ * returned to label 3 itself, and the call was followed by data only,
+ *
+ *       start, push, call as above
  *       data:  movabsq $imm64, %rax (never run)        48 b8 rel32(label2) rel32(label3)
  *
- * The trampoline returns to label 3 itself. Older passes (their trampolines unnumbered) made
- * fragments that came back by themselves, and are still recognised (their binaries and dumps
- * stay readable):
+ * and before (trampolines unnumbered) the fragment came back by itself:
  *
  *       start, push, call as above
  *       nop1:  nopl (label2 - .)(%rax)                 0f 1f 80 rel32
@@ -27,7 +33,8 @@
  * function in the middle of the flush: before the call returned the record is not written (the
  * function at label 2, the fast path's first data store, with its stack pointer), after it the
  * record is written (label 3, the flush's end). The trampoline's return address, the fragment's
- * data (or nop1) until it writes label 3 there, becomes label 3.
+ * jump (the data, nop1) until it writes label 3 there and again in its last instructions,
+ * becomes label 3.
  *
  * Recognition: the fixed bytes of every instruction (the stack step, the push's opcode, the
  * call, the data's opcode), and the labels the data names must lie after each other, close,
@@ -92,6 +99,18 @@ static int v1_tail(const struct window *w, uint64_t l, uint64_t *label2, uint64_
   return 1;
 }
 
+/* Whether a fragment's stack step and push end at c; 1 if so. */
+static int steps_before(const struct window *w, uint64_t c) {
+  static const size_t push_lens[] = {1, 2, 5};
+  for (size_t i = 0; i < 3; i++) {
+    size_t n = push_lens[i];
+    const uint8_t *d = c >= n + sizeof lea_down ? at(w, c - n - sizeof lea_down, sizeof lea_down)
+                                                 : NULL;
+    if (d && !memcmp(d, lea_down, sizeof lea_down) && push_length(w, c - n) == n) return 1;
+  }
+  return 0;
+}
+
 /* Whether a fragment's call is at c (with its push and stack step before it, its data after
  * it); its labels if so. */
 static int v2_call(const struct window *w, uint64_t c, uint64_t *label2, uint64_t *label3) {
@@ -101,20 +120,12 @@ static int v2_call(const struct window *w, uint64_t c, uint64_t *label2, uint64_
   uint64_t l2 = c + 7 + (uint64_t)(int64_t)rel32(p + 7);
   uint64_t l3 = c + 11 + (uint64_t)(int64_t)rel32(p + 11);
   if (l3 <= l2 || l3 - l2 > MAX_FAST || (l3 > c - 16 && l2 < c + CALL_LEN + DATA_LEN)) return 0;
-  static const size_t push_lens[] = {1, 2, 5};
-  for (size_t i = 0; i < 3; i++) {
-    size_t n = push_lens[i];
-    const uint8_t *d = c >= n + sizeof lea_down ? at(w, c - n - sizeof lea_down, sizeof lea_down)
-                                                 : NULL;
-    if (d && !memcmp(d, lea_down, sizeof lea_down) && push_length(w, c - n) == n) {
-      *label2 = l2, *label3 = l3;
-      return 1;
-    }
-  }
-  return 0;
+  if (!steps_before(w, c)) return 0;
+  *label2 = l2, *label3 = l3;
+  return 1;
 }
 
-/* ct_flush_fragment_at for this pass's fragments. */
+/* ct_flush_fragment_at for the fragments of passes that returned to label 3. */
 static int v2_fragment_at(const struct window *w, uint64_t pc, int exact, uint64_t *fn_pc,
                        uint64_t *sp_add) {
   uint64_t l2, l3;
@@ -137,6 +148,50 @@ static int v2_fragment_at(const struct window *w, uint64_t pc, int exact, uint64
   const uint8_t *p = at(w, pc, sizeof lea_down);
   push = p && !memcmp(p, lea_down, sizeof lea_down) ? push_length(w, pc + sizeof lea_down) : 0;
   if (push && v2_call(w, pc + sizeof lea_down + push, &l2, &l3)) {
+    *fn_pc = l2, *sp_add = 0;
+    return 1;
+  }
+  return 0;
+}
+
+/* Whether this pass's fragment has its call at c (its stack step and push before, its jump and
+ * data after); its labels if so. */
+static int v3_call(const struct window *w, uint64_t c, uint64_t *label2, uint64_t *label3) {
+  enum { CALL_LEN = 5, JMP_LEN = 5, DATA_LEN = 5, MAX_FAST = 64 /* label 2 to 3: ~20 bytes */ };
+  const uint8_t *p = at(w, c, CALL_LEN + JMP_LEN + DATA_LEN);
+  if (!p || p[0] != 0xe8 || p[5] != 0xe9 || p[10] != 0x3d) return 0;
+  uint64_t l3 = c + 10 + (uint64_t)(int64_t)rel32(p + 6);
+  uint64_t l2 = c + 11 + (uint64_t)(int64_t)rel32(p + 11);
+  if (l3 <= l2 || l3 - l2 > MAX_FAST || (l3 > c - 16 && l2 < c + CALL_LEN + JMP_LEN + DATA_LEN))
+    return 0;
+  if (!steps_before(w, c)) return 0;
+  *label2 = l2, *label3 = l3;
+  return 1;
+}
+
+/* ct_flush_fragment_at for this pass's fragments. */
+static int v3_fragment_at(const struct window *w, uint64_t pc, int exact, uint64_t *fn_pc,
+                          uint64_t *sp_add) {
+  uint64_t l2, l3;
+  if (pc >= 5 && v3_call(w, pc - 5, &l2, &l3)) {
+    /* The trampoline's return address (before it writes label 3 there, or after it put the
+     * fragment's back), or the jump after its return: the stack is f's again either way. */
+    *fn_pc = l3, *sp_add = 0;
+    return 1;
+  }
+  if (!exact) return 0;
+  if (v3_call(w, pc, &l2, &l3)) {
+    *fn_pc = l2, *sp_add = 136; /* the accumulator pushed, not yet written */
+    return 1;
+  }
+  size_t push = push_length(w, pc);
+  if (push && v3_call(w, pc + push, &l2, &l3)) {
+    *fn_pc = l2, *sp_add = 128;
+    return 1;
+  }
+  const uint8_t *p = at(w, pc, sizeof lea_down);
+  push = p && !memcmp(p, lea_down, sizeof lea_down) ? push_length(w, pc + sizeof lea_down) : 0;
+  if (push && v3_call(w, pc + sizeof lea_down + push, &l2, &l3)) {
     *fn_pc = l2, *sp_add = 0;
     return 1;
   }
@@ -184,6 +239,7 @@ static int v1_fragment_at(const struct window *w, uint64_t pc, int exact, uint64
 int ct_flush_fragment_at(const uint8_t *code, uint64_t code_addr, size_t len, uint64_t pc,
                          int exact, uint64_t *fn_pc, uint64_t *sp_add) {
   struct window w = {code, code_addr, len};
-  return v2_fragment_at(&w, pc, exact, fn_pc, sp_add) ||
+  return v3_fragment_at(&w, pc, exact, fn_pc, sp_add) ||
+         v2_fragment_at(&w, pc, exact, fn_pc, sp_add) ||
          v1_fragment_at(&w, pc, exact, fn_pc, sp_add);
 }

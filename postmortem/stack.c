@@ -139,7 +139,8 @@ static int preserves_most(const struct raw_frame *rf) {
                                       CT_SYM_STAMP_WRAP,    CT_SYM_REFILL_HERE,
                                       CT_SYM_STAMPED_SLOW_HERE, CT_SYM_WRITE_SLOW,
                                       CT_SYM_STAMPED_WRITE_SLOW, CT_SYM_WRITE_HERE,
-                                      CT_SYM_STAMPED_WRITE_HERE, CT_SYM_WRITE_HERE_V1,
+                                      CT_SYM_STAMPED_WRITE_HERE, CT_SYM_WRITE_HERE_V2,
+                                      CT_SYM_STAMPED_WRITE_HERE_V2, CT_SYM_WRITE_HERE_V1,
                                       CT_SYM_STAMPED_WRITE_HERE_V1};
   for (size_t i = 0; rf->mod && i < sizeof names / sizeof names[0]; i++)
     if (frame_named(rf, names[i])) return 1; /* the runtime calls them by hidden aliases too */

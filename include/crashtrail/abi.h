@@ -61,15 +61,19 @@
                                                        * CT_SYM_RING_REFILL for this module */
 #define CT_SYM_STAMPED_SLOW_HERE "__crashtrail_stamped_slow_here" /* likewise for
                                                        * CT_SYM_STAMPED_SLOW */
-#define CT_SYM_WRITE_HERE "__crashtrail_write_here2" /* the per-module trampolines of the
+#define CT_SYM_WRITE_HERE "__crashtrail_write_here3" /* the per-module trampolines of the
                                                        * out-of-line slow paths (hidden, in a
-                                                       * comdat; pass/SlowPathAsm.cpp). The 2:
-                                                       * fragments of 19 to 23 bytes, whose
-                                                       * trampoline returns to the flush's end;
-                                                       * objects of older passes call the
-                                                       * unnumbered ones, so a link of both
-                                                       * keeps each its own */
-#define CT_SYM_STAMPED_WRITE_HERE "__crashtrail_stamped_write_here2"
+                                                       * comdat; pass/SlowPathAsm.cpp). The 3:
+                                                       * fragments of 21 to 25 bytes that the
+                                                       * trampoline returns to (its call
+                                                       * predicted), which jump to the flush's
+                                                       * end; objects of older passes call
+                                                       * theirs, so a link of both keeps each
+                                                       * its own */
+#define CT_SYM_STAMPED_WRITE_HERE "__crashtrail_stamped_write_here3"
+#define CT_SYM_WRITE_HERE_V2 "__crashtrail_write_here2" /* older passes' (the post-mortem): */
+#define CT_SYM_STAMPED_WRITE_HERE_V2 "__crashtrail_stamped_write_here2" /* returned to the
+                                                       * flush's end themselves */
 #define CT_SYM_WRITE_HERE_V1 "__crashtrail_write_here" /* older passes' (the post-mortem) */
 #define CT_SYM_STAMPED_WRITE_HERE_V1 "__crashtrail_stamped_write_here"
 /* In the runtime core (one per process). */

@@ -169,9 +169,10 @@ def classify(insns, pos):
             continue
         if mn == "call" and "<__crashtrail_" in ops:
             # a flush's slow path: the red zone stepped over, the call, then the record written
-            # again (inline layout), the `movabs` carrying the offsets (out of line: the
-            # trampoline returns to the flush's end), or in older fragments the no-ops, the red
-            # zone stepped back and the jump back
+            # again (inline layout), the jump to the flush's end (out of line: the trampoline
+            # returns to the fragment), the `movabs` carrying the offsets (fragments of
+            # 2026-11-29 to 12-01, whose trampoline returned to the flush's end), or in older
+            # fragments the no-ops, the red zone stepped back and the jump back
             if i > 0 and insns[i - 1][1] == "lea" and insns[i - 1][2].startswith("-0x80(%rsp)"):
                 kinds[i - 1] = "record"
             kinds[i] = "record"
@@ -242,7 +243,7 @@ def added_by_kind(base_bin, base_cg, ct_bin, ct_cg):
             by[kinds[i]] += c
             if kinds[i] == "record" and mn == "mov" and ops.endswith(pos or "-"):
                 records += c
-            elif kinds[i] == "record" and mn == "call" and re.search(r"_write_here2?>", ops):
+            elif kinds[i] == "record" and mn == "call" and re.search(r"_write_here[23]?>", ops):
                 records += c  # an out-of-line slow path: the runtime writes the record
         else:
             rest_ct[rest_key(mn, ops)] += c

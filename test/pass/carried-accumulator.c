@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
 // CHECK: icmp ugt i64 %[[LIN]],
 // CHECK: define internal fastcc i64 @outer(i32 {{.*}}, i64 %[[OIN:[0-9]+]])
 // CHECK: icmp ugt i64 %[[OIN]],
-// CHECK: __crashtrail_stamped_write_here2
+// CHECK: __crashtrail_stamped_write_here3
 // CHECK-LABEL: define internal fastcc i32 @jump(i32
 // CHECK: attributes #[[CARRY]] = {{.*}}"crashtrail-carries-acc"
 

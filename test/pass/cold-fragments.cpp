@@ -44,10 +44,11 @@ int use_second() {
 // SEC: .text.unlikely.ct._Z12never_calledi
 // OUT: 675090000
 // NM-NOT: never_called
-// The fragments disassemble as code: the offsets are a `movabs` immediate, the next fragment
-// follows it.
+// The fragments disassemble as code: the jump to the flush's end, the offset to label 2 a
+// `cmp` immediate, the next fragment after it.
 // DIS: leaq -{{128|0x80}}(%rsp), %rsp
 // DIS-NEXT: pushq
-// DIS-NEXT: callq {{.*}}<__crashtrail_write_here2>
-// DIS-NEXT: movabsq
+// DIS-NEXT: callq {{.*}}<__crashtrail_write_here3>
+// DIS-NEXT: jmp
+// DIS-NEXT: cmpl ${{(0x)?[0-9a-f]+}}, %eax
 // DIS-NEXT: leaq -{{128|0x80}}(%rsp), %rsp

@@ -107,7 +107,7 @@ int main(int argc, char **argv) {
 // ASM: [[FRAG]]:
 // ASM-NEXT: leaq -128(%rsp), %rsp
 // ASM-NEXT: pushq
-// ASM-NEXT: callq __crashtrail_stamped_write_here2
+// ASM-NEXT: callq __crashtrail_stamped_write_here3
 // ASM-NOT: __crashtrail_ring_pos
 // ASM: callq external
 

@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
 }
 
 // The trampoline (module assembly, first in the file) realigns the stack:
-// CHECK-LABEL: __crashtrail_write_here2:
+// CHECK-LABEL: __crashtrail_write_here3:
 // CHECK: andq $-16, %rsp
 // CHECK-LABEL: count_odd:
 // CHECK-NOT: {{pushq|popq|subq .*%rsp|callq}}
@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
 // CHECK-NEXT: .Ltmp{{[0-9]+}}:
 // CHECK-NEXT: leaq -128(%rsp), %rsp
 // CHECK-NEXT: pushq
-// CHECK-NEXT: callq __crashtrail_write_here2
+// CHECK-NEXT: callq __crashtrail_write_here3
 // CHECK-NOT: popq
 // CHECK: .cfi_endproc
 // CHECK-LABEL: find:

@@ -10,6 +10,6 @@ define i32 @caller(i32 %x) {
 ; CHECK-LABEL: define i32 @caller(
 ; The record (one asm statement, its slow path out of line), then the call:
 ; CHECK: load {{.*}} @__crashtrail_ring_pos
-; CHECK-NEXT: call {{.*}} asm sideeffect {{.*}}__crashtrail_stamped_write_here2
+; CHECK-NEXT: call {{.*}} asm sideeffect {{.*}}__crashtrail_stamped_write_here3
 ; CHECK-NEXT: musttail call i32 @callee
 ; CHECK-NEXT: ret i32

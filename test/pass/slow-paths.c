@@ -2,15 +2,18 @@
 // position's update inline, its slow path a fragment in a cold section of the function's own
 // (.text.unlikely.ct.FUNCTION, in the function's comdat group if it has one), which the kernel
 // does not map in with the hot code. The fragment steps over the red zone, pushes the
-// accumulator and calls the module's trampoline, followed by two no-ops whose displacements
-// are the offsets to the end of the record id's store (its immediate, the last four bytes
-// before it, is the record's w0) and to the end of the flush, where the trampoline returns after the runtime has written the whole
-// record (after a refill, or with a stamp). A plain flush tests the ring position against
-// 16383 (a chunk boundary) and calls __crashtrail_write_here2; a stamped one tests it against
-// its module's chunk mask (16383 with one instrumented module, 0 once stamping is on), so with
-// one module it costs no more than a plain one, and calls __crashtrail_stamped_write_here2.
-// The trampolines are defined once per ELF module (hidden, in a comdat), keep every general
-// register, and tell unwinders that they return to the flush's end with the frame's stack.
+// accumulator and calls the module's trampoline, which returns to it (the return the call
+// predicted); the fragment then jumps to the flush's end. The jump's offset names the flush's
+// end, and the `cmp` after it (never run) carries the offset to the end of the record id's
+// store (its immediate, the last four bytes before it, is the record's w0). A plain flush
+// tests the ring position against 16383 (a chunk boundary) and calls
+// __crashtrail_write_here3; a stamped one tests it against its module's chunk mask (16383 with
+// one instrumented module, 0 once stamping is on), so with one module it costs no more than a
+// plain one, and calls __crashtrail_stamped_write_here3, which with stamping on takes the
+// stamp and writes the record itself (the runtime only at a chunk boundary or a wrap of the
+// stamp's low 16 bits). The trampolines are defined once per ELF module (hidden, in a
+// comdat), keep every general register, and tell unwinders that they return to the flush's
+// end with the frame's stack while the runtime runs.
 // RUN: %clang -fplugin=%plugin -O2 -S -emit-llvm %s -o - | FileCheck %s
 // RUN: %clang -fplugin=%plugin -O2 -S %s -o - | FileCheck %s --check-prefix=ASM
 // RUN: %clang -fplugin=%plugin -O2 %s %rt -o %t && env CRASHTRAIL_RING_KB=64 %t | FileCheck %s --check-prefix=OUT
@@ -38,28 +41,55 @@ __attribute__((noinline)) int work(int x) {
   return x + 1;
 }
 
-// The trampolines come first (module assembly), each reading the two offsets after its
-// return address and calling the runtime with the record's id and accumulator.
-// ASM-LABEL: __crashtrail_write_here2:
+// The trampolines come first (module assembly), each reading the offsets after its return
+// address and calling the runtime with the record's id and accumulator.
+// ASM-LABEL: __crashtrail_write_here3:
 // ASM: .cfi_def_cfa_offset 144
 // ASM-NEXT: .cfi_offset %rip, -144
 // ASM: pushq %r11
-// ASM: movq 48(%rsp), %rdi
-// ASM-NEXT: movslq 2(%rdi), %rdx
-// ASM: movslq -4(%rdx), %rdx
-// ASM: movslq 6(%rdi), %rcx
-// ASM: movq %rcx, 48(%rsp)
-// ASM-NEXT: movq 56(%rsp), %rcx
+// ASM: pushq %rax
+// ASM: movq 56(%rsp), %rax
+// ASM-NEXT: movslq 1(%rax), %rcx
+// ASM-NEXT: leaq 5(%rax,%rcx), %rcx
+// ASM-NEXT: movq %rcx, 56(%rsp)
+// ASM-NEXT: movslq 6(%rax), %rdx
+// ASM-NEXT: leaq 6(%rax,%rdx), %rdx
+// ASM-NEXT: movslq -4(%rdx), %rdx
+// ASM-NEXT: movq 64(%rsp), %rcx
+// ASM-NOT: __crashtrail_stamp
 // ASM: andq $-16, %rsp
 // ASM-NEXT: callq *__crashtrail_write_slow@GOTPCREL(%rip)
+// ASM: movq %rax, 56(%rsp)
 // ASM: popq %r11
 // ASM: retq $136
-// ASM-LABEL: __crashtrail_stamped_write_here2:
+// The stamped one stamps by itself when the module stamps, inside a chunk, with no wrap due
+// (the stamp's 64 bits loaded and stored whole: store-to-load forwarding):
+// ASM-LABEL: __crashtrail_stamped_write_here3:
+// ASM: cmpl $0, __crashtrail_module+4(%rip)
+// ASM-NEXT: jne [[SLOW:.L__crashtrail_stamped_write_here3.slow]]
+// ASM-NEXT: movq (%rdi), %rsi
+// ASM-NEXT: testl $16383, %esi
+// ASM-NEXT: je [[SLOW]]
+// ASM-NEXT: movq __crashtrail_stamp@GOTTPOFF(%rip), %r11
+// ASM-NEXT: movabsq $281474976710656, %rbp
+// ASM-NEXT: addq %fs:(%r11), %rbp
+// ASM-NEXT: jb [[SLOW]]
+// ASM-NEXT: movq %rbp, %fs:(%r11)
+// ASM-NEXT: orq %rbp, %rdx
+// ASM-NEXT: movq %rdx, (%rsi)
+// ASM-NEXT: movq %rcx, 8(%rsi)
+// ASM-NEXT: addq $16, %rsi
+// ASM-NEXT: movq %rsi, (%rdi)
+// ASM-NEXT: jmp [[DONE:.L__crashtrail_stamped_write_here3.done]]
+// ASM: [[SLOW]]:
 // ASM: callq *__crashtrail_stamped_write_slow@GOTPCREL(%rip)
+// ASM: [[DONE]]:
+// ASM-NEXT: movq %rax, 56(%rsp)
+// ASM: retq $136
 
 // CHECK-LABEL: define{{.*}} i32 @work(
 // The stamped flush before the call through fp, its test against the module's mask ($6):
-// CHECK: call {{.*}} asm sideeffect "test ${0:k}, $6{{.*}}je 1f{{.*}}movq $$(${4:c} - ${5:c}), ($0)\0A2:{{.*}}movq $3, 8($0){{.*}}addq $$16, $0{{.*}}movq $0, $1\0A3:{{.*}}.pushsection .text.unlikely.ct.work,\22ax\22,@progbits\0A1:{{.*}}leaq -128(%rsp), %rsp{{.*}}pushq $3{{.*}}callq __crashtrail_stamped_write_here2\0A\09.byte 0x48, 0xb8\0A\09.long 2b - .\0A\09.long 3b - .\0A\09.popsection", "=r,=*m,0,re,i,i,*m,~{dirflag},~{fpsr},~{flags},~{xmm0}
+// CHECK: call {{.*}} asm sideeffect "test ${0:k}, $6{{.*}}je 1f{{.*}}movq $$(${4:c} - ${5:c}), ($0)\0A2:{{.*}}movq $3, 8($0){{.*}}addq $$16, $0{{.*}}movq $0, $1\0A3:{{.*}}.pushsection .text.unlikely.ct.work,\22ax\22,@progbits\0A1:{{.*}}leaq -128(%rsp), %rsp{{.*}}pushq $3{{.*}}callq __crashtrail_stamped_write_here3\0A\09.byte 0xe9\0A\09.long 3b - . - 4\0A\09.byte 0x3d\0A\09.long 2b - .\0A\09.popsection", "=r,=*m,0,re,i,i,*m,~{dirflag},~{fpsr},~{flags},~{xmm0}
 // CHECK-SAME: @__crashtrail_ring_pos
 // CHECK-SAME: @__crashtrail_module, i32 0, i32 1)
 // CHECK-NOT: preserve_mostcc
@@ -84,22 +114,22 @@ __attribute__((noinline)) int work(int x) {
 // ASM-NEXT: [[COLD]]:
 // ASM-NEXT: leaq -128(%rsp), %rsp
 // ASM-NEXT: pushq
-// ASM-NEXT: callq __crashtrail_stamped_write_here2
-// ASM-NEXT: .byte 72
-// ASM-NEXT: .byte 184
+// ASM-NEXT: callq __crashtrail_stamped_write_here3
+// ASM-NEXT: .byte 233
+// ASM-NEXT: [[D3:\.Ltmp[0-9]+]]:
+// ASM-NEXT: .long ([[L3]]-[[D3]])-4
+// ASM-NEXT: .byte 61
 // ASM-NEXT: [[D2:\.Ltmp[0-9]+]]:
 // ASM-NEXT: .long [[L2]]-[[D2]]
-// ASM-NEXT: [[D3:\.Ltmp[0-9]+]]:
-// ASM-NEXT: .long [[L3]]-[[D3]]
 // ASM-NEXT: .text
 // ASM-NOT: __crashtrail_ring_refill
 // ASM: .cfi_endproc
 
-// PIC-LABEL: __crashtrail_write_here2:
+// PIC-LABEL: __crashtrail_write_here3:
 // PIC: movq __crashtrail_ring_pos@GOTTPOFF(%rip), %rdi
 // PIC: callq *__crashtrail_write_slow@GOTPCREL(%rip)
 // PIC-LABEL: work:
-// PIC: callq __crashtrail_stamped_write_here2
+// PIC: callq __crashtrail_stamped_write_here3
 
 // SEC: .text.work
 // SEC: .text.unlikely.ct.work PROGBITS

@@ -55,7 +55,7 @@ void drop(int x) { other(x); }
 // ASM: movq ${{[0-9]+}}, 8(%r{{[a-z0-9]+}})
 // ASM-NOT: push
 // ASM: .section .text.unlikely.ct.drop
-// ASM: callq{{.*}}__crashtrail_stamped_write_here2
+// ASM: callq{{.*}}__crashtrail_stamped_write_here3
 // ASM: .text
 // ASM-NOT: push
 // ASM: jmp other{{.*}}TAILCALL

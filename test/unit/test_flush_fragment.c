@@ -6,7 +6,8 @@
  * off by the window, is not.
  *
  * The fragments are laid out as clang 14 assembles pass/SlowPathAsm.cpp's: today's
- * (`lea -0x80(%rsp),%rsp; push %rax; call; movabs $offsets,%rax`) and the older form
+ * (`lea -0x80(%rsp),%rsp; push %rax; call; jmp label3; cmp $offset,%eax`), the one before it
+ * (`lea -0x80(%rsp),%rsp; push %rax; call; movabs $offsets,%rax`) and the oldest form
  * (refill_signal.c at -O2: 0x2320 lea -0x80(%rsp),%rsp; 0x2325 push %rax; 0x2326 call;
  * 0x232b nopl 0x1fe(%rax); 0x2332 nopl 0x208(%rax); 0x2339 lea 0x88(%rsp),%rsp; 0x2341 jmp
  * 0x253d).
@@ -50,8 +51,24 @@ static size_t fragment(uint8_t *code, const uint8_t *push, size_t push_len, uint
   return (size_t)(p - code) + 16;
 }
 
-/* Today's fragment at START: returns the offsets of its instructions (start, push, call, data)
- * in at[], and the window's length. */
+/* Today's fragment at START: returns the offsets of its instructions (start, push, call, jump,
+ * data) in at[], and the window's length. */
+static size_t fragment3(uint8_t *code, const uint8_t *push, size_t push_len, uint64_t label2,
+                        uint64_t label3, uint64_t at[5]) {
+  memset(code, 0xcc, 256);
+  uint8_t *p = code + (START - BASE);
+  static const uint8_t down[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
+  uint64_t a = START;
+  at[0] = a, memcpy(p, down, 5), p += 5, a += 5;
+  at[1] = a, memcpy(p, push, push_len), p += push_len, a += push_len;
+  at[2] = a, p[0] = 0xe8, put32(p + 1, 0x4a5), p += 5, a += 5;
+  at[3] = a, p[0] = 0xe9, put32(p + 1, (int64_t)label3 - (int64_t)(a + 5)), p += 5, a += 5;
+  at[4] = a, p[0] = 0x3d, put32(p + 1, (int64_t)label2 - (int64_t)(a + 1)), p += 5, a += 5;
+  return (size_t)(p - code) + 16;
+}
+
+/* The fragment of the passes before it (trampolines numbered 2) at START: returns the offsets of
+ * its instructions (start, push, call, data) in at[], and the window's length. */
 static size_t fragment2(uint8_t *code, const uint8_t *push, size_t push_len, uint64_t label2,
                         uint64_t label3, uint64_t at[4]) {
   memset(code, 0xcc, 256);
@@ -132,6 +149,37 @@ int main(void) {
     expect(n, code, (size_t)(at[3] + 9 - BASE), at[2], 1, 0, 0, 0);
     expect(n, code, (size_t)(at[3] + 9 - BASE), at[3], 0, 0, 0, 0);
   }
+  for (size_t i = 0; i < sizeof pushes / sizeof pushes[0]; i++) {
+    size_t len = fragment3(code, pushes[i].bytes, pushes[i].len, LABEL2, LABEL3, at);
+    const char *n = pushes[i].name;
+    /* the trampoline not yet called: the record not written, the function at label 2 */
+    expect(n, code, len, at[0], 1, 1, LABEL2, 0);
+    expect(n, code, len, at[1], 1, 1, LABEL2, 128);
+    expect(n, code, len, at[2], 1, 1, LABEL2, 136);
+    /* at the jump after the trampoline returned: the record written, the stack the function's */
+    expect(n, code, len, at[3], 1, 1, LABEL3, 0);
+    /* the trampoline's return address (before it writes label 3 there, or once it put the
+     * fragment's back): its caller's stack pointer is already the function's */
+    expect(n, code, len, at[3], 0, 1, LABEL3, 0);
+    /* never run, inside an instruction, or a return address where no call returns */
+    expect(n, code, len, at[4], 1, 0, 0, 0);
+    expect(n, code, len, at[2] + 1, 1, 0, 0, 0);
+    expect(n, code, len, at[0], 0, 0, 0, 0);
+    expect(n, code, len, at[2], 0, 0, 0, 0);
+    expect(n, code, len, at[4], 0, 0, 0, 0);
+    /* the window ends inside the data: not recognised, nothing read past it */
+    expect(n, code, (size_t)(at[4] + 4 - BASE), at[2], 1, 0, 0, 0);
+    expect(n, code, (size_t)(at[4] + 4 - BASE), at[3], 0, 0, 0, 0);
+  }
+  /* labels out of order, too far apart, or inside the fragment: ordinary code */
+  static const uint64_t bad3[][2] = {{LABEL3, LABEL2}, {LABEL2, LABEL2 + 65}, {START, START + 8}};
+  for (size_t k = 0; k < sizeof bad3 / sizeof bad3[0]; k++) {
+    size_t len = fragment3(code, pushes[0].bytes, 1, bad3[k][0], bad3[k][1], at);
+    for (int j = 0; j < 5; j++) {
+      expect("bad labels (today's)", code, len, at[j], 1, 0, 0, 0);
+      expect("bad labels (today's)", code, len, at[j], 0, 0, 0, 0);
+    }
+  }
   /* labels out of order, too far apart, or inside the fragment: ordinary code */
   static const uint64_t bad[][2] = {{LABEL3, LABEL2}, {LABEL2, LABEL2 + 65}, {START, START + 8}};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
@@ -149,6 +197,6 @@ int main(void) {
   for (uint64_t pc = BASE; pc < BASE + sizeof code; pc++)
     expect("nops", code, sizeof code, pc, 1, 0, 0, 0);
   if (failures) return 1;
-  printf("flush fragments (both forms): all positions recognised, none falsely\n");
+  printf("flush fragments (all three forms): all positions recognised, none falsely\n");
   return 0;
 }

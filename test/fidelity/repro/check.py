@@ -246,7 +246,7 @@ def refill_signal(args):
     for n in range(2, 8):
         o, t = r.run("-a", "%d:%d" % (r.symbol_delta("__crashtrail_write_slow"), n))
         stack = [f["function"] for f in next(th for th in r.tl["threads"] if th["crashed"])["stack"]]
-        if stack[:2] != ["__crashtrail_write_slow", "__crashtrail_write_here2"] or \
+        if stack[:2] != ["__crashtrail_write_slow", "__crashtrail_write_here3"] or \
                 len(stack) < 4 or stack[2] not in seen:
             continue  # the chunk boundary fell to main()'s records
         seen[stack[2]].append(n)
@@ -532,8 +532,9 @@ def call_args_after_flush(args):
 
 def fragments(exe):
     """The flushes' out-of-line fragments (pass/SlowPathAsm.cpp) in exe: for each, its
-    instructions' addresses (lea, push, call, and the movabs that carries the offsets), the
-    trampoline it calls and the function it returns to (label 3, the movabs's second offset)."""
+    instructions' addresses (lea, push, call, the jump to label 3 the trampoline returns to, and
+    the cmp that carries the offset to label 2), the trampoline it calls and the function it
+    goes back to (label 3, the jump's target)."""
     dis = sh(["objdump", "-d", "--no-show-raw-insn", exe]).stdout
     ins = []
     for line in dis.splitlines():
@@ -542,16 +543,15 @@ def fragments(exe):
             ins.append((int(m.group(1), 16), m.group(2).strip()))
     funcs = sorted((int(a, 16), n) for a, n in re.findall(r"^([0-9a-f]+) <([^>+]+)>:$", dis, re.M))
     out = []
-    for i in range(len(ins) - 3):
-        t = [x[1] for x in ins[i:i + 4]]
-        call = re.match(r"call\s+[0-9a-f]+ <(__crashtrail_\w*write_here2)>$", t[2])
-        imm = re.match(r"movabs\s+\$0x([0-9a-f]+),%rax$", t[3])
-        if t[0] == "lea    -0x80(%rsp),%rsp" and t[1].startswith("push") and call and imm:
-            v = int(imm.group(1), 16)
-            rel3 = (v >> 32) - (1 << 32 if v >> 63 else 0)
-            label3 = ins[i + 3][0] + 6 + rel3
+    for i in range(len(ins) - 4):
+        t = [x[1] for x in ins[i:i + 5]]
+        call = re.match(r"call\s+[0-9a-f]+ <(__crashtrail_\w*write_here3)>$", t[2])
+        jmp = re.match(r"jmp\s+([0-9a-f]+) ", t[3])
+        if t[0] == "lea    -0x80(%rsp),%rsp" and t[1].startswith("push") and call and jmp and \
+                t[4].startswith("cmp ") and t[4].endswith(",%eax"):
+            label3 = int(jmp.group(1), 16)
             fn = [n for a, n in funcs if a <= label3][-1:]
-            out.append(([x[0] for x in ins[i:i + 4]], call.group(1), fn[0] if fn else None))
+            out.append(([x[0] for x in ins[i:i + 5]], call.group(1), fn[0] if fn else None))
     return out, ins
 
 
@@ -576,10 +576,13 @@ def flush_fragment_signal(args):
         line = int(sh(["addr2line", "-e", r.exe, "%x" % je[0]]).stdout.strip().split(":")[-1].split()[0])
         t_delta = r.symbol_delta(tramp)
         # Each instruction the fragment runs (its start on the second arrival: stepping starts
-        # at the first), and the trampoline's first (the fragment's data still the unwinders'
-        # return address).
-        points = [("start", start, 2), ("push", addrs[1], 1), ("call", addrs[2], 1)]
-        points += [(tramp + " entry", entry + t_delta, 1)]
+        # at the first; the jump after the trampoline returned, the record written), and the
+        # trampoline's first (the fragment's jump still the unwinders' return address).
+        points = [("start", start, 2), ("push", addrs[1], 1), ("call", addrs[2], 1),
+                  ("jump", addrs[3], 1)]
+        # and its last (the fragment's jump the return address again).
+        t_ret = next(a for a, t in ins if a >= entry + t_delta and t == "ret    $0x88")
+        points += [(tramp + " entry", entry + t_delta, 1), (tramp + " ret", t_ret, 1)]
         for what, a, arrival in points:
             try:
                 r.trace("-b", "%d" % (start - entry), "-a", "%d:%d" % (a - entry, arrival))
@@ -588,7 +591,7 @@ def flush_fragment_signal(args):
                 continue
             th = next(x for x in r.tl["threads"] if x["crashed"])
             stack = [f["function"] for f in th["stack"]]
-            want = ([tramp] if "entry" in what else []) + [fn, "main"]
+            want = ([tramp] if what.startswith(tramp) else []) + [fn, "main"]
             steps = oracle.timeline_steps(r.tl)[0]
             lost = [w for w in r.tl["warnings"] if "not recoverable" in w or "uncertain" in w]
             tested.append(what)
