@@ -125,9 +125,34 @@ static int v2_call(const struct window *w, uint64_t c, uint64_t *label2, uint64_
   return 1;
 }
 
+typedef int (*call_match)(const struct window *w, uint64_t c, uint64_t *label2, uint64_t *label3);
+
+/* A stop at a fragment's stack step, push or call, for fragments whose call `match` recognises:
+ * the trampoline not yet called, the record not written, the function at label 2. */
+static int before_call(const struct window *w, uint64_t pc, call_match match, uint64_t *fn_pc,
+                       uint64_t *sp_add) {
+  uint64_t l2, l3;
+  if (match(w, pc, &l2, &l3)) {
+    *fn_pc = l2, *sp_add = 136; /* the accumulator pushed, not yet written */
+    return 1;
+  }
+  size_t push = push_length(w, pc);
+  if (push && match(w, pc + push, &l2, &l3)) {
+    *fn_pc = l2, *sp_add = 128;
+    return 1;
+  }
+  const uint8_t *p = at(w, pc, sizeof lea_down);
+  push = p && !memcmp(p, lea_down, sizeof lea_down) ? push_length(w, pc + sizeof lea_down) : 0;
+  if (push && match(w, pc + sizeof lea_down + push, &l2, &l3)) {
+    *fn_pc = l2, *sp_add = 0;
+    return 1;
+  }
+  return 0;
+}
+
 /* ct_flush_fragment_at for the fragments of passes that returned to label 3. */
 static int v2_fragment_at(const struct window *w, uint64_t pc, int exact, uint64_t *fn_pc,
-                       uint64_t *sp_add) {
+                          uint64_t *sp_add) {
   uint64_t l2, l3;
   if (!exact) { /* the trampoline's return address: its data, before it writes label 3 there */
     if (pc >= 5 && v2_call(w, pc - 5, &l2, &l3)) {
@@ -136,22 +161,7 @@ static int v2_fragment_at(const struct window *w, uint64_t pc, int exact, uint64
     }
     return 0;
   }
-  if (v2_call(w, pc, &l2, &l3)) {
-    *fn_pc = l2, *sp_add = 136; /* the accumulator pushed, not yet written */
-    return 1;
-  }
-  size_t push = push_length(w, pc);
-  if (push && v2_call(w, pc + push, &l2, &l3)) {
-    *fn_pc = l2, *sp_add = 128;
-    return 1;
-  }
-  const uint8_t *p = at(w, pc, sizeof lea_down);
-  push = p && !memcmp(p, lea_down, sizeof lea_down) ? push_length(w, pc + sizeof lea_down) : 0;
-  if (push && v2_call(w, pc + sizeof lea_down + push, &l2, &l3)) {
-    *fn_pc = l2, *sp_add = 0;
-    return 1;
-  }
-  return 0;
+  return before_call(w, pc, v2_call, fn_pc, sp_add);
 }
 
 /* Whether this pass's fragment has its call at c (its stack step and push before, its jump and
@@ -179,23 +189,7 @@ static int v3_fragment_at(const struct window *w, uint64_t pc, int exact, uint64
     *fn_pc = l3, *sp_add = 0;
     return 1;
   }
-  if (!exact) return 0;
-  if (v3_call(w, pc, &l2, &l3)) {
-    *fn_pc = l2, *sp_add = 136; /* the accumulator pushed, not yet written */
-    return 1;
-  }
-  size_t push = push_length(w, pc);
-  if (push && v3_call(w, pc + push, &l2, &l3)) {
-    *fn_pc = l2, *sp_add = 128;
-    return 1;
-  }
-  const uint8_t *p = at(w, pc, sizeof lea_down);
-  push = p && !memcmp(p, lea_down, sizeof lea_down) ? push_length(w, pc + sizeof lea_down) : 0;
-  if (push && v3_call(w, pc + sizeof lea_down + push, &l2, &l3)) {
-    *fn_pc = l2, *sp_add = 0;
-    return 1;
-  }
-  return 0;
+  return exact && before_call(w, pc, v3_call, fn_pc, sp_add);
 }
 
 /* ct_flush_fragment_at for an older pass's fragments. */
