@@ -51,19 +51,27 @@ static size_t fragment(uint8_t *code, const uint8_t *push, size_t push_len, uint
   return (size_t)(p - code) + 16;
 }
 
-/* Today's fragment at START: returns the offsets of its instructions (start, push, call, jump,
- * data) in at[], and the window's length. */
-static size_t fragment3(uint8_t *code, const uint8_t *push, size_t push_len, uint64_t label2,
-                        uint64_t label3, uint64_t at[5]) {
+/* The stack step, push and call every fragment starts with, at START; their offsets in at[0..2].
+ * Returns where the call ends. */
+static uint8_t *fragment_head(uint8_t *code, const uint8_t *push, size_t push_len, uint64_t *at) {
   memset(code, 0xcc, 256);
   uint8_t *p = code + (START - BASE);
   static const uint8_t down[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
   uint64_t a = START;
   at[0] = a, memcpy(p, down, 5), p += 5, a += 5;
   at[1] = a, memcpy(p, push, push_len), p += push_len, a += push_len;
-  at[2] = a, p[0] = 0xe8, put32(p + 1, 0x4a5), p += 5, a += 5;
+  at[2] = a, p[0] = 0xe8, put32(p + 1, 0x4a5);
+  return p + 5;
+}
+
+/* Today's fragment at START: returns the offsets of its instructions (start, push, call, jump,
+ * data) in at[], and the window's length. */
+static size_t fragment3(uint8_t *code, const uint8_t *push, size_t push_len, uint64_t label2,
+                        uint64_t label3, uint64_t at[5]) {
+  uint8_t *p = fragment_head(code, push, push_len, at);
+  uint64_t a = at[2] + 5;
   at[3] = a, p[0] = 0xe9, put32(p + 1, (int64_t)label3 - (int64_t)(a + 5)), p += 5, a += 5;
-  at[4] = a, p[0] = 0x3d, put32(p + 1, (int64_t)label2 - (int64_t)(a + 1)), p += 5, a += 5;
+  at[4] = a, p[0] = 0x3d, put32(p + 1, (int64_t)label2 - (int64_t)(a + 1)), p += 5;
   return (size_t)(p - code) + 16;
 }
 
@@ -71,17 +79,12 @@ static size_t fragment3(uint8_t *code, const uint8_t *push, size_t push_len, uin
  * its instructions (start, push, call, data) in at[], and the window's length. */
 static size_t fragment2(uint8_t *code, const uint8_t *push, size_t push_len, uint64_t label2,
                         uint64_t label3, uint64_t at[4]) {
-  memset(code, 0xcc, 256);
-  uint8_t *p = code + (START - BASE);
-  static const uint8_t down[] = {0x48, 0x8d, 0x64, 0x24, 0x80};
-  uint64_t a = START;
-  at[0] = a, memcpy(p, down, 5), p += 5, a += 5;
-  at[1] = a, memcpy(p, push, push_len), p += push_len, a += push_len;
-  at[2] = a, p[0] = 0xe8, put32(p + 1, 0x4a5), p += 5, a += 5;
+  uint8_t *p = fragment_head(code, push, push_len, at);
+  uint64_t a = at[2] + 5;
   at[3] = a, p[0] = 0x48, p[1] = 0xb8;
   put32(p + 2, (int64_t)label2 - (int64_t)(a + 2));
   put32(p + 6, (int64_t)label3 - (int64_t)(a + 6));
-  p += 10, a += 10;
+  p += 10;
   return (size_t)(p - code) + 16;
 }
 
@@ -96,6 +99,21 @@ static void expect(const char *what, const uint8_t *code, size_t len, uint64_t p
            (unsigned long long)want_sp);
     failures++;
   }
+}
+
+/* The stops a fragment of the two newer forms has before its trampoline is called (the record
+ * not written, the function at label 2), and positions in it that are no stop: inside the
+ * call, and the start and the call as return addresses. */
+static void before_call(const char *n, const uint8_t *code, size_t len, const uint64_t *at) {
+  expect(n, code, len, at[0], 1, 1, LABEL2, 0);
+  expect(n, code, len, at[1], 1, 1, LABEL2, 128);
+  expect(n, code, len, at[2], 1, 1, LABEL2, 136);
+}
+
+static void no_stops(const char *n, const uint8_t *code, size_t len, const uint64_t *at) {
+  expect(n, code, len, at[2] + 1, 1, 0, 0, 0);
+  expect(n, code, len, at[0], 0, 0, 0, 0);
+  expect(n, code, len, at[2], 0, 0, 0, 0);
 }
 
 int main(void) {
@@ -133,18 +151,13 @@ int main(void) {
   for (size_t i = 0; i < sizeof pushes / sizeof pushes[0]; i++) {
     size_t len = fragment2(code, pushes[i].bytes, pushes[i].len, LABEL2, LABEL3, at);
     const char *n = pushes[i].name;
-    /* the trampoline not yet called: the record not written, the function at label 2 */
-    expect(n, code, len, at[0], 1, 1, LABEL2, 0);
-    expect(n, code, len, at[1], 1, 1, LABEL2, 128);
-    expect(n, code, len, at[2], 1, 1, LABEL2, 136);
+    before_call(n, code, len, at);
     /* the trampoline's return address before it writes label 3 there: its caller's stack
      * pointer is already the function's (the trampoline's CFA) */
     expect(n, code, len, at[3], 0, 1, LABEL3, 0);
     /* never run, inside an instruction, or a return address where no call returns */
     expect(n, code, len, at[3], 1, 0, 0, 0);
-    expect(n, code, len, at[2] + 1, 1, 0, 0, 0);
-    expect(n, code, len, at[0], 0, 0, 0, 0);
-    expect(n, code, len, at[2], 0, 0, 0, 0);
+    no_stops(n, code, len, at);
     /* the window ends inside the data: not recognised, nothing read past it */
     expect(n, code, (size_t)(at[3] + 9 - BASE), at[2], 1, 0, 0, 0);
     expect(n, code, (size_t)(at[3] + 9 - BASE), at[3], 0, 0, 0, 0);
@@ -152,10 +165,7 @@ int main(void) {
   for (size_t i = 0; i < sizeof pushes / sizeof pushes[0]; i++) {
     size_t len = fragment3(code, pushes[i].bytes, pushes[i].len, LABEL2, LABEL3, at);
     const char *n = pushes[i].name;
-    /* the trampoline not yet called: the record not written, the function at label 2 */
-    expect(n, code, len, at[0], 1, 1, LABEL2, 0);
-    expect(n, code, len, at[1], 1, 1, LABEL2, 128);
-    expect(n, code, len, at[2], 1, 1, LABEL2, 136);
+    before_call(n, code, len, at);
     /* at the jump after the trampoline returned: the record written, the stack the function's */
     expect(n, code, len, at[3], 1, 1, LABEL3, 0);
     /* the trampoline's return address (before it writes label 3 there, or once it put the
@@ -163,32 +173,24 @@ int main(void) {
     expect(n, code, len, at[3], 0, 1, LABEL3, 0);
     /* never run, inside an instruction, or a return address where no call returns */
     expect(n, code, len, at[4], 1, 0, 0, 0);
-    expect(n, code, len, at[2] + 1, 1, 0, 0, 0);
-    expect(n, code, len, at[0], 0, 0, 0, 0);
-    expect(n, code, len, at[2], 0, 0, 0, 0);
+    no_stops(n, code, len, at);
     expect(n, code, len, at[4], 0, 0, 0, 0);
     /* the window ends inside the data: not recognised, nothing read past it */
     expect(n, code, (size_t)(at[4] + 4 - BASE), at[2], 1, 0, 0, 0);
     expect(n, code, (size_t)(at[4] + 4 - BASE), at[3], 0, 0, 0, 0);
   }
-  /* labels out of order, too far apart, or inside the fragment: ordinary code */
-  static const uint64_t bad3[][2] = {{LABEL3, LABEL2}, {LABEL2, LABEL2 + 65}, {START, START + 8}};
-  for (size_t k = 0; k < sizeof bad3 / sizeof bad3[0]; k++) {
-    size_t len = fragment3(code, pushes[0].bytes, 1, bad3[k][0], bad3[k][1], at);
-    for (int j = 0; j < 5; j++) {
-      expect("bad labels (today's)", code, len, at[j], 1, 0, 0, 0);
-      expect("bad labels (today's)", code, len, at[j], 0, 0, 0, 0);
-    }
-  }
-  /* labels out of order, too far apart, or inside the fragment: ordinary code */
+  /* labels out of order, too far apart, or inside the fragment: ordinary code, in both forms
+   * that carry them as data */
   static const uint64_t bad[][2] = {{LABEL3, LABEL2}, {LABEL2, LABEL2 + 65}, {START, START + 8}};
-  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-    size_t len = fragment2(code, pushes[0].bytes, 1, bad[k][0], bad[k][1], at);
-    for (int j = 0; j < 4; j++) {
-      expect("bad labels", code, len, at[j], 1, 0, 0, 0);
-      expect("bad labels", code, len, at[j], 0, 0, 0, 0);
+  for (int form = 2; form <= 3; form++)
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+      size_t len = (form == 3 ? fragment3 : fragment2)(code, pushes[0].bytes, 1, bad[k][0],
+                                                       bad[k][1], at);
+      for (int j = 0; j < form + 2; j++) {
+        expect("bad labels", code, len, at[j], 1, 0, 0, 0);
+        expect("bad labels", code, len, at[j], 0, 0, 0, 0);
+      }
     }
-  }
   /* a jump elsewhere than the second no-op's label 3: ordinary code, not a fragment */
   size_t len = fragment(code, pushes[0].bytes, 1, LABEL3 + 1, at);
   for (int k = 0; k < 7; k++) expect("wrong jump", code, len, at[k], 1, 0, 0, 0);
