@@ -49,8 +49,8 @@
 // Invariants: the fragment is never entered but from its own flush (its section is f's
 // alone, and in f's comdat group, so --gc-sections and comdat folding drop it with f); the
 // trampoline preserves every general register and returns to the fragment's jump with f's
-// stack pointer; the record id's store is the instruction right before label 2 and ends with its 32-bit
-// immediate.
+// stack pointer; the record id's store is the instruction right before label 2 and ends with
+// its 32-bit immediate.
 //
 //===----------------------------------------------------------------------------------------===//
 #include "SlowPathAsm.h"
